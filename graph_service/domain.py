@@ -1,0 +1,43 @@
+"""The contract between the pure domain cores and the store that journals and projects them.
+
+A write is planned against the current state (`Draft`: bad input raises `UserError` and nothing
+is written), appended to the journal as one entry, and then applied: `apply(entry)` updates the
+in-memory state deterministically and returns what the graph must change (`Applied`).
+Replaying the same entries in order always gives the same state and the same projections.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from graph_service.journal.chain import Entry
+from graph_service.projection import Projection
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An entry to append: its operation name and plain-JSON payload."""
+
+    op: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Applied:
+    """What applying one entry did: the graph changes and a plain result for the writer."""
+
+    projection: Projection = field(default_factory=Projection)
+    result: Any = None
+
+
+class Domain(Protocol):
+    """A pure state machine over journal entries (no I/O)."""
+
+    def handles(self, op: str) -> bool:
+        """Does this domain apply entries with this operation name?"""
+        ...
+
+    def apply(self, entry: Entry) -> Applied:
+        """Apply one committed entry; deterministic in the entries applied so far."""
+        ...

@@ -1,0 +1,21 @@
+"""Errors the service raises on purpose; the API lets these through to the client unmasked."""
+
+
+class UserError(Exception):
+    """Bad input or a refused request: the message names what was wrong; nothing was written."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NotFound(UserError):
+    """A request named something that does not exist."""
+
+
+class Conflict(UserError):
+    """The request contradicts the current state (answered twice, nothing to resolve, ...)."""
+
+
+class StoreLocked(RuntimeError):
+    """Another service already owns the data folder."""

@@ -1,0 +1,1 @@
+"""The hash-chained journal: pure hashing and verification (chain) on plain data."""

@@ -1,0 +1,78 @@
+"""Pure journal hashing and chain verification: no driver, no I/O.
+
+hash(n) = sha256(hash(n-1) || canonical_json(entry n)), the first entry chaining from GENESIS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+GENESIS = "0" * 64
+MAX_PAYLOAD_BYTES = 64 * 1024
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 (not ASCII-escaped); floats as Python's shortest repr."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One journal entry. `payload` is plain JSON; `at` is epoch milliseconds."""
+
+    seq: int
+    op: str
+    by: str
+    at: int
+    payload: dict[str, Any] = field(default_factory=dict)
+    prev: str = GENESIS
+    hash: str = ""
+
+    def body(self) -> dict[str, Any]:
+        """The hashed content of the entry (everything but the chain fields)."""
+        return {"seq": self.seq, "op": self.op, "by": self.by, "at": self.at, "payload": self.payload}
+
+
+def entry_hash(prev: str, body: dict[str, Any]) -> str:
+    """sha256 over the previous hash followed by the canonical JSON of the entry body."""
+    digest = hashlib.sha256()
+    digest.update(prev.encode("ascii"))
+    digest.update(canonical_json(body).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def seal(prev: str, seq: int, op: str, by: str, at: int, payload: dict[str, Any]) -> Entry:
+    """Build the entry that follows `prev` at position `seq`, with its hash."""
+    draft = Entry(seq=seq, op=op, by=by, at=at, payload=payload, prev=prev)
+    return Entry(seq=seq, op=op, by=by, at=at, payload=payload, prev=prev, hash=entry_hash(prev, draft.body()))
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    """Result of verifying a chain: ok, or the first bad position and why."""
+
+    ok: bool
+    checked: int
+    first_bad: int | None = None
+    reason: str | None = None
+
+
+def verify_chain(entries: Iterable[Entry], *, start_prev: str = GENESIS, start_seq: int = 1) -> ChainReport:
+    """Check positions are consecutive, each `prev` links to its predecessor, and each hash recomputes.
+
+    Returns the first position where any of these fails.
+    """
+    expected_prev, expected_seq, checked = start_prev, start_seq, 0
+    for entry in entries:
+        if entry.seq != expected_seq:
+            return ChainReport(False, checked, expected_seq, f"expected position {expected_seq}, found {entry.seq}")
+        if entry.prev != expected_prev:
+            return ChainReport(False, checked, entry.seq, "prev does not match the previous entry's hash")
+        if entry_hash(entry.prev, entry.body()) != entry.hash:
+            return ChainReport(False, checked, entry.seq, "content does not match its hash")
+        expected_prev, expected_seq, checked = entry.hash, entry.seq + 1, checked + 1
+    return ChainReport(True, checked)

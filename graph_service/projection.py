@@ -1,0 +1,141 @@
+"""What an applied journal entry changes in the graph, as plain data (no driver, no Cypher).
+
+The pure domain cores return a `Projection`; the storage adapter writes it with the single
+statement `cypher/project_entry.cypher`. Labels and relationship types cannot be Cypher
+parameters, so that statement has one clause per allowed label and per allowed
+(type, source label, target label); `NODE_LABELS` and `EDGE_KINDS` are that allow-list and
+anything else is refused here, before any query runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+NODE_LABELS: tuple[str, ...] = (
+    "Item",
+    "Dispute",
+    "Flag",
+    "Snapshot",
+    "Question",
+    "Unknown",
+    "Belief",
+    "BeliefVersion",
+    "Evidence",
+    "Family",
+    "Actor",
+    "Observation",
+    "Assertion",
+)
+
+EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("DERIVED_FROM", "Item", "Item"),
+    ("SUPERSEDES", "Item", "Item"),
+    ("ABOUT", "Dispute", "Item"),
+    ("COVERS", "Flag", "Item"),
+    ("READ", "Snapshot", "Item"),
+    ("ASKS_ABOUT", "Question", "Dispute"),
+    ("ASKS_ABOUT", "Question", "Item"),
+    ("ASKS_ABOUT", "Question", "Unknown"),
+    ("AFFECTS", "Unknown", "Item"),
+    ("AFFECTS", "Unknown", "Snapshot"),
+    ("BEARS_ON", "Evidence", "Belief"),
+    ("FROM", "Evidence", "Family"),
+    ("ROOTED_IN", "Evidence", "Observation"),
+    ("ROOTED_IN", "Evidence", "Item"),
+    ("ROOTED_IN", "Evidence", "Belief"),
+    ("REPRESENTS", "Family", "Actor"),
+    ("CONTRADICTS", "Belief", "Belief"),
+    ("SUPPORTS", "Belief", "Belief"),
+    ("ALTERNATIVE_TO", "Belief", "Belief"),
+    ("DERIVED_FROM", "Belief", "Belief"),
+    ("VERSION_OF", "BeliefVersion", "Belief"),
+    ("INTERPRETS", "Assertion", "Observation"),
+    ("ATTRIBUTED_TO", "Assertion", "Actor"),
+    ("YIELDED", "Assertion", "Evidence"),
+    ("OBSERVED_BY", "Observation", "Actor"),
+    ("SAME_AS", "Actor", "Actor"),
+)
+
+
+def node_param(label: str) -> str:
+    """The statement parameter that carries the upserts of one label."""
+    return f"n_{label}"
+
+
+def edge_param(kind: tuple[str, str, str]) -> str:
+    """The statement parameter that carries the edges of one (type, source label, target label)."""
+    rel, src, dst = kind
+    return f"e_{rel}_{src}_{dst}"
+
+
+def _check_props(props: dict[str, Any], where: str) -> None:
+    # Map-valued properties fail at run time on both backends (SPEC 1.1): refuse them here.
+    for name, value in props.items():
+        if isinstance(value, dict):
+            raise ValueError(f"{where}: property {name!r} is a map; store scalars or lists of scalars")
+        if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+            raise ValueError(f"{where}: property {name!r} must be a list of scalars")
+
+
+@dataclass(frozen=True)
+class NodeUpsert:
+    """Create the node (label, id) if missing and set these properties on it (None removes one)."""
+
+    label: str
+    id: str
+    props: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.label not in NODE_LABELS:
+            raise ValueError(f"label {self.label!r} is not one of the graph's labels")
+        _check_props(self.props, f"{self.label} {self.id}")
+
+
+@dataclass(frozen=True)
+class EdgeMerge:
+    """Create the relationship (src)-[rel]->(dst) if missing, creating either end if missing."""
+
+    rel: str
+    src_label: str
+    src: str
+    dst_label: str
+    dst: str
+    props: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in EDGE_KINDS:
+            raise ValueError(f"relationship {self.kind} is not one of the graph's relationships")
+        _check_props(self.props, f"{self.rel} {self.src}->{self.dst}")
+
+    @property
+    def kind(self) -> tuple[str, str, str]:
+        return (self.rel, self.src_label, self.dst_label)
+
+
+@dataclass
+class Projection:
+    """Everything one journal entry changes in the graph."""
+
+    nodes: list[NodeUpsert] = field(default_factory=list)
+    edges: list[EdgeMerge] = field(default_factory=list)
+
+    def node(self, label: str, id: str, **props: Any) -> None:
+        self.nodes.append(NodeUpsert(label, id, props))
+
+    def edge(self, rel: str, src_label: str, src: str, dst_label: str, dst: str, **props: Any) -> None:
+        self.edges.append(EdgeMerge(rel, src_label, src, dst_label, dst, props))
+
+    def extend(self, other: Projection) -> None:
+        self.nodes.extend(other.nodes)
+        self.edges.extend(other.edges)
+
+    def as_params(self) -> dict[str, list[dict[str, Any]]]:
+        """Every allowed label and edge kind as a statement parameter (empty lists where unused)."""
+        params: dict[str, list[dict[str, Any]]] = {node_param(label): [] for label in NODE_LABELS}
+        params.update({edge_param(kind): [] for kind in EDGE_KINDS})
+        for n in self.nodes:
+            params[node_param(n.label)].append({"id": n.id, "props": dict(n.props)})
+        for e in self.edges:
+            params[edge_param(e.kind)].append({"src": e.src, "dst": e.dst, "props": dict(e.props)})
+        return params
