@@ -1,0 +1,2 @@
+// Neo4j: block until every index is online (seconds).
+CALL db.awaitIndexes(300)

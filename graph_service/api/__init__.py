@@ -1,0 +1,1 @@
+"""The GraphQL API (strawberry) and the ASGI app (Starlette) around the service."""

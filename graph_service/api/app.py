@@ -1,0 +1,79 @@
+"""The ASGI app: GraphQL at /graphql, liveness at /healthz, readiness at /readyz."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route, WebSocketRoute
+from strawberry.asgi import GraphQL
+
+from graph_service.api.schema import build_schema
+from graph_service.config import Settings
+from graph_service.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class ServiceGraphQL(GraphQL):
+    """strawberry's ASGI view with the service in every request's context."""
+
+    def __init__(self, service_holder: dict[str, Service], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._holder = service_holder
+
+    async def get_context(self, request: Any, response: Any = None) -> dict[str, Any]:
+        return {"service": self._holder["service"], "request": request, "response": response}
+
+
+def create_app(settings: Settings | None = None, service: Service | None = None) -> Starlette:
+    """The app; it opens the service on start-up (unless one is given) and closes what it opened."""
+    settings = settings or Settings.from_env()
+    holder: dict[str, Service] = {}
+    if service is not None:
+        holder["service"] = service
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        owned = service is None
+        if owned:
+            holder["service"] = Service.open(settings)
+            log.info("graph_service ready on %s", holder["service"].graph.backend)
+        try:
+            yield
+        finally:
+            if owned:
+                holder.pop("service").close()
+
+    async def healthz(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> JSONResponse:
+        current = holder.get("service")
+        if current is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        try:
+            head = current.journal.stored_head()
+        except Exception:  # readiness reports any backend failure as not ready
+            log.exception("readiness probe failed")
+            return JSONResponse({"status": "unavailable"}, status_code=503)
+        return JSONResponse({"status": "ready", "backend": current.graph.backend, "head": head["seq"]})
+
+    graphql = ServiceGraphQL(
+        holder,
+        schema=build_schema(introspection=settings.introspection),
+        graphql_ide="graphiql" if settings.graphiql else None,
+        allow_queries_via_get=True,
+    )
+    routes = [
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,48 @@
+"""How errors reach clients: deliberate user errors as they are, everything else masked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
+
+from graphql import GraphQLError
+
+from graph_service.errors import Conflict, NotFound, UserError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def as_graphql_error(exc: UserError) -> GraphQLError:
+    """A GraphQL error carrying a code and, where known, the offending field."""
+    code = "NOT_FOUND" if isinstance(exc, NotFound) else "CONFLICT" if isinstance(exc, Conflict) else "BAD_USER_INPUT"
+    extensions: dict[str, Any] = {"code": code}
+    if exc.field:
+        extensions["field"] = exc.field
+    return GraphQLError(str(exc), extensions=extensions, original_error=exc)
+
+
+def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn UserError raised by a resolver into a GraphQL error with a code."""
+
+    @wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            raise as_graphql_error(exc) from exc
+
+    return wrapper
+
+
+def should_mask_error(error: GraphQLError) -> bool:
+    """Mask anything that is not a deliberate user error or a GraphQL validation error."""
+    original = error.original_error
+    if original is None:
+        return False  # parse / validation errors: about the query, safe to show
+    if isinstance(original, UserError):
+        return False
+    if isinstance(original, GraphQLError):
+        return should_mask_error(original)
+    return True

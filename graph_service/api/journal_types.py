@@ -1,0 +1,140 @@
+"""GraphQL types and resolvers of the journal: entries (a relay connection), head, verify, note."""
+
+from __future__ import annotations
+
+import base64
+from datetime import UTC, datetime
+from typing import Any
+
+import strawberry
+
+from graph_service.api.context import service_of
+from graph_service.api.errors import user_errors
+from graph_service.errors import UserError
+from graph_service.journal.chain import Entry, canonical_json
+from graph_service.journal.notes import plan_note
+
+MAX_PAGE = 500
+DEFAULT_PAGE = 50
+_CURSOR_PREFIX = "entry:"
+
+
+def encode_cursor(seq: int) -> str:
+    return base64.b64encode(f"{_CURSOR_PREFIX}{seq}".encode()).decode()
+
+
+def decode_cursor(cursor: str | None) -> int:
+    """The position a cursor names; 0 for none; UserError for a cursor this API did not issue."""
+    if cursor is None:
+        return 0
+    try:
+        text = base64.b64decode(cursor.encode(), validate=True).decode()
+        if not text.startswith(_CURSOR_PREFIX):
+            raise ValueError
+        seq = int(text[len(_CURSOR_PREFIX):])
+        if seq < 0:
+            raise ValueError
+        return seq
+    except ValueError:
+        raise UserError(f"after: {cursor!r} is not a journal cursor", field="after") from None
+
+
+def page_size(first: int | None) -> int:
+    if first is None:
+        return DEFAULT_PAGE
+    if first < 1 or first > MAX_PAGE:
+        raise UserError(f"first must be between 1 and {MAX_PAGE}, got {first}", field="first")
+    return first
+
+
+@strawberry.type(description="One journal entry: a write, chained to its predecessor by hash.")
+class JournalEntry:
+    seq: int
+    op: str
+    by: str
+    at: datetime = strawberry.field(description="When it was written (UTC).")
+    hash: str
+    prev: str
+    payload: str = strawberry.field(description="The entry's payload as canonical JSON.")
+
+    @classmethod
+    def of(cls, entry: Entry) -> JournalEntry:
+        return cls(seq=entry.seq, op=entry.op, by=entry.by, at=datetime.fromtimestamp(entry.at / 1000, UTC),
+                   hash=entry.hash, prev=entry.prev, payload=canonical_json(entry.payload))
+
+
+@strawberry.type
+class JournalEdge:
+    cursor: str
+    node: JournalEntry
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    has_previous_page: bool
+    start_cursor: str | None
+    end_cursor: str | None
+
+
+@strawberry.type
+class JournalConnection:
+    edges: list[JournalEdge]
+    page_info: PageInfo
+    total_count: int
+
+
+@strawberry.type(description="The journal head: the last position and its hash.")
+class Head:
+    seq: int
+    hash: str
+    projected: int = strawberry.field(description="The last position applied to the graph.")
+
+
+@strawberry.type(description="Whether the stored journal is whole; if not, the first bad position.")
+class Verification:
+    ok: bool
+    checked: int
+    head_seq: int
+    first_bad: int | None
+    reason: str | None
+
+
+@strawberry.type
+class JournalQuery:
+    @strawberry.field(description="Journal entries in order, a page at a time (first ≤ 500).")
+    @user_errors
+    def journal(self, info: strawberry.Info[Any, Any], first: int | None = None,
+                after: str | None = None) -> JournalConnection:
+        size, start = page_size(first), decode_cursor(after)
+        journal = service_of(info).journal
+        journal.catch_up()
+        entries = list(journal.entries_after(start, size + 1))
+        more, entries = len(entries) > size, entries[:size]
+        edges = [JournalEdge(cursor=encode_cursor(e.seq), node=JournalEntry.of(e)) for e in entries]
+        return JournalConnection(
+            edges=edges,
+            page_info=PageInfo(has_next_page=more, has_previous_page=start > 0,
+                               start_cursor=edges[0].cursor if edges else None,
+                               end_cursor=edges[-1].cursor if edges else None),
+            total_count=journal.seq,
+        )
+
+    @strawberry.field(description="The journal head as stored.")
+    def head(self, info: strawberry.Info[Any, Any]) -> Head:
+        row = service_of(info).journal.stored_head()
+        return Head(seq=row["seq"], hash=row["hash"], projected=row["projected"])
+
+    @strawberry.field(description="Re-read and check the whole stored journal.")
+    def verify(self, info: strawberry.Info[Any, Any]) -> Verification:
+        r = service_of(info).journal.verify()
+        return Verification(ok=r.ok, checked=r.checked, head_seq=r.head_seq, first_bad=r.first_bad, reason=r.reason)
+
+
+@strawberry.type
+class JournalMutation:
+    @strawberry.mutation(description="Append a note (non-empty, at most 10,000 characters) to the journal.")
+    @user_errors
+    def note(self, info: strawberry.Info[Any, Any], text: str, by: str = "anonymous") -> JournalEntry:
+        result = service_of(info).journal.write(by, lambda: plan_note(text))
+        return JournalEntry.of(result.entry)

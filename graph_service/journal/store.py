@@ -1,0 +1,193 @@
+"""The journal on a graph: append with compare-and-set, then project, and catch up after a crash.
+
+Design (SPEC 3.3, the write-ahead variant): a write is (1) planned against the in-memory state,
+(2) appended as one `Entry` node by a single atomic statement guarded by the head's hash
+(`append_entry`), then (3) applied to the pure in-memory domains and its graph changes written
+by a single atomic statement guarded by the head's projected position (`project_entry`).
+Why this design: the in-memory state only ever applies committed entries, in journal order, so a
+writer that loses a race has nothing to undo — it catches up and plans again; and a crash
+between (2) and (3) leaves an entry that the next reader or start-up projects (the projection is
+a pure function of the journal prefix, so whoever applies it writes the same thing).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graph_service.domain import Applied, Domain, Draft
+from graph_service.errors import UserError
+from graph_service.journal.chain import GENESIS, MAX_PAYLOAD_BYTES, ChainReport, Entry, canonical_json, seal, verify_chain
+from graph_service.storage.port import ConstraintViolation, GraphPort
+
+log = logging.getLogger(__name__)
+
+PAGE = 2_000
+MAX_APPEND_ATTEMPTS = 1_000
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """The entry a write appended and what applying it returned."""
+
+    entry: Entry
+    result: Any
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The chain check plus the head check; `first_bad` names the first broken position."""
+
+    ok: bool
+    checked: int
+    head_seq: int
+    first_bad: int | None = None
+    reason: str | None = None
+
+
+def entry_from_row(row: dict[str, Any]) -> Entry:
+    """An Entry from its stored properties (the payload is stored as canonical JSON text)."""
+    return Entry(
+        seq=row["seq"], op=row["op"], by=row["by"], at=row["at"],
+        payload=json.loads(row["payload"]), prev=row["prev"], hash=row["hash"],
+    )
+
+
+class Journal:
+    """A journal kept in a graph, with the pure domains it feeds and projects."""
+
+    def __init__(self, graph: GraphPort, domains: Sequence[Domain], *, clock: Callable[[], int] = now_ms) -> None:
+        self.graph = graph
+        self.domains = list(domains)
+        self.clock = clock
+        self.seq = 0
+        self.hash = GENESIS
+        self.startup_report: ChainReport | None = None
+        self._lock = threading.RLock()
+        self._pending_results: dict[int, Any] = {}
+
+    # --- start-up -------------------------------------------------------------------------
+
+    def open(self) -> Journal:
+        """Set up the schema, create the head if new, replay the journal and project what is behind."""
+        self.graph.setup_schema()
+        self.graph.run("head_init", {"genesis": GENESIS})
+        with self._lock:
+            self.startup_report = verify_chain(self._replay_checked())
+            if not self.startup_report.ok:
+                log.error("journal chain broken at %s: %s", self.startup_report.first_bad, self.startup_report.reason)
+            self.catch_up()
+        return self
+
+    def _replay_checked(self) -> Iterator[Entry]:
+        # Yields every stored entry to the chain check while applying it to the domains.
+        for entry in self.entries_after(0):
+            self._apply_and_project(entry)
+            yield entry
+
+    # --- reading --------------------------------------------------------------------------
+
+    def entries_after(self, after: int, limit: int | None = None) -> Iterator[Entry]:
+        """Stored entries with seq > after, in order (all of them, or at most `limit`)."""
+        remaining = limit
+        while remaining is None or remaining > 0:
+            page = PAGE if remaining is None else min(PAGE, remaining)
+            rows = self.graph.run("entries_page", {"after": after, "limit": page})
+            for row in rows:
+                yield entry_from_row(row)
+            if len(rows) < page:
+                return
+            after = rows[-1]["seq"]
+            if remaining is not None:
+                remaining -= len(rows)
+
+    def stored_head(self) -> dict[str, Any]:
+        rows = self.graph.run("head_read")
+        return rows[0]
+
+    # --- writing --------------------------------------------------------------------------
+
+    def catch_up(self) -> None:
+        """Apply (and project, where the graph is behind) every entry other writers appended."""
+        with self._lock:
+            if self.stored_head()["seq"] == self.seq:
+                return
+            for entry in self.entries_after(self.seq):
+                self._apply_and_project(entry)
+
+    def _apply_and_project(self, entry: Entry) -> None:
+        self.seq, self.hash = entry.seq, entry.hash
+        applied = self._apply(entry)
+        self._pending_results[entry.seq] = applied.result
+        if len(self._pending_results) > 64:  # results are for the writer that waits on them
+            self._pending_results.pop(min(self._pending_results))
+        self._project(entry.seq, applied)
+
+    def _apply(self, entry: Entry) -> Applied:
+        for domain in self.domains:
+            if domain.handles(entry.op):
+                return domain.apply(entry)
+        raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
+
+    def _project(self, seq: int, applied: Applied) -> None:
+        # Zero rows: the graph already holds this entry's projection (another writer, or start-up
+        # replaying entries projected before), which is the same by construction.
+        params = applied.projection.as_params()
+        params["seq"] = seq
+        self.graph.run("project_entry", params)
+
+    def write(self, by: str, plan: Callable[[], Draft]) -> WriteResult:
+        """Plan against the current state, append one entry and apply it; retried when another writer won.
+
+        `plan` raises UserError for bad input; then nothing is written.
+        """
+        if not isinstance(by, str) or not by.strip():
+            raise UserError("by must name who writes", field="by")
+        with self._lock:
+            for _ in range(MAX_APPEND_ATTEMPTS):
+                self.catch_up()
+                draft = plan()
+                payload_text = canonical_json(draft.payload)
+                if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
+                    raise UserError(
+                        f"payload is {len(payload_text.encode())} bytes; at most {MAX_PAYLOAD_BYTES} are accepted",
+                        field="payload",
+                    )
+                entry = seal(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
+                if self._append(entry, payload_text):
+                    self._apply_and_project(entry)
+                    return WriteResult(entry, self._pending_results.pop(entry.seq))
+            raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
+
+    def _append(self, entry: Entry, payload_text: str) -> bool:
+        stored = {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at,
+                  "payload": payload_text, "prev": entry.prev, "hash": entry.hash}
+        try:
+            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq, "entry": stored})
+        except ConstraintViolation:
+            return False
+        return bool(rows)
+
+    # --- checking -------------------------------------------------------------------------
+
+    def verify(self) -> VerifyReport:
+        """Re-read every stored entry: positions consecutive, links and hashes whole, head at the end."""
+        head = self.stored_head()
+        entries = list(self.entries_after(0))
+        report = verify_chain(entries)
+        if not report.ok:
+            return VerifyReport(False, report.checked, head["seq"], report.first_bad, report.reason)
+        last_seq, last_hash = (entries[-1].seq, entries[-1].hash) if entries else (0, GENESIS)
+        if (head["seq"], head["hash"]) != (last_seq, last_hash):
+            return VerifyReport(False, report.checked, head["seq"], last_seq + 1,
+                                f"head names position {head['seq']} but the chain ends at {last_seq}")
+        return VerifyReport(True, report.checked, head["seq"])

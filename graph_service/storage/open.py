@@ -1,0 +1,17 @@
+"""Choose the backend: Neo4j when a URI is configured, else the embedded FalkorDB on the data folder."""
+
+from __future__ import annotations
+
+from graph_service.config import Settings
+from graph_service.storage.port import GraphPort
+
+
+def open_graph(settings: Settings) -> GraphPort:
+    """Connect to (or start) the configured backend."""
+    if settings.neo4j_uri:
+        from graph_service.storage.neo4j_adapter import Neo4jGraph
+
+        return Neo4jGraph(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    from graph_service.storage.falkordb_adapter import FalkorDBGraph
+
+    return FalkorDBGraph.embedded(settings.data_dir)
