@@ -63,7 +63,8 @@ def test_recall_at_tick_470_ranks_the_five_rows() -> None:
     h = _seed_stream()
     ranked = h.state.recall("browser-300", now=470, k=5, half_life=50, w_recency=1, w_importance=1)
     table = [
-        (r.observation.kind, r.observation.subject, r.age, round(r.recency, 4), r.importance, round(r.score, 4))
+        (r.observation.kind, r.observation.subject, r.age, round(r.recency, 4), r.importance,
+         round(r.score, 4))
         for r in ranked
     ]
     assert table == [
@@ -120,7 +121,11 @@ def test_projection_of_a_boundary() -> None:
     h = Harness()
     h.write(OP_DECLARE, observer="o")
     applied = h.write(
-        OP_PRESENCE, observer="o", tick=5, in_view=[4], transfers=[{"kind": "given", "subject": 4, "magnitude": 3}]
+        OP_PRESENCE,
+        observer="o",
+        tick=5,
+        in_view=[4],
+        transfers=[{"kind": "given", "subject": 4, "magnitude": 3}],
     )
     labels = [(n.label, n.id) for n in applied.projection.nodes]
     assert labels == [("Observation", "obs-2-0"), ("Observation", "obs-2-1")]
