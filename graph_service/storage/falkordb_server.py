@@ -7,9 +7,11 @@ A lock file held for the server's lifetime makes a second service on the same fo
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import hashlib
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -22,6 +24,25 @@ from graph_service.errors import StoreLocked
 
 # Unix socket paths are limited to 107 bytes on Linux.
 _MAX_SOCKET_PATH = 100
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    # Runs in the child before exec: if the service is killed (even with -9), the server gets
+    # SIGTERM and shuts down cleanly instead of living on as an orphan holding the data files.
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _socket_path(data_dir: Path) -> Path:
@@ -68,7 +89,28 @@ class EmbeddedFalkorDB:
         os.write(fd, str(os.getpid()).encode())
         self._lock_file = fd
 
+    def _stop_orphan(self) -> None:
+        """A server left by a killed service must be gone before another opens the same files."""
+        pidfile = self.data_dir / "falkordb.pid"
+        if not pidfile.exists():
+            return
+        try:
+            pid = int(pidfile.read_text().strip() or "0")
+        except ValueError:
+            pid = 0
+        if pid > 0 and _alive(pid) and "redis-server" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+                while _alive(pid):
+                    time.sleep(0.02)
+        pidfile.unlink(missing_ok=True)
+
     def _spawn(self) -> None:
+        self._stop_orphan()
         if self.socket_path.exists():
             self.socket_path.unlink()  # a stale socket of a killed server; we hold the lock
         args = [
@@ -82,12 +124,15 @@ class EmbeddedFalkorDB:
             "--appendfsync", "always",
             "--save", "",
             "--daemonize", "no",
+            "--pidfile", str(self.data_dir / "falkordb.pid"),
             "--protected-mode", "yes",
             "--logfile", str(self.data_dir / "falkordb.log"),
         ]
         # start_new_session: a Ctrl-C at the terminal reaches the service, which then stops the
         # server cleanly, instead of killing the server first.
-        self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
+        self._process = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent
+        )
 
     def _wait_ready(self) -> None:
         import redis  # the falkordb client's own dependency; used only to probe readiness
