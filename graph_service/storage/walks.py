@@ -1,0 +1,56 @@
+"""Graph walks level by level: each node is expanded once, so a walk costs O(nodes + edges touched).
+
+Variable-length Cypher patterns enumerate paths and blow up on premise DAGs full of diamonds
+(SPEC 1.1); here every level is one query over the frontier, with a visited set in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from graph_service.storage.port import GraphPort
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A node a walk reached: at which depth, from which node, along which step."""
+
+    id: str
+    depth: int
+    via: str
+    step: str
+
+
+def walk(graph: GraphPort, start: Iterable[str], steps: Sequence[tuple[str, str]],
+         max_depth: int | None = None) -> list[Reached]:
+    """Breadth-first from `start` over the step queries given as (query name, step label).
+
+    Each step query takes `$frontier` (ids) and returns rows `{via, id}`. The start nodes are not
+    listed; every other node appears once, at the depth it was first reached (ties by query order).
+    """
+    seen = set(start)
+    frontier = sorted(seen)
+    reached: list[Reached] = []
+    depth = 0
+    while frontier and (max_depth is None or depth < max_depth):
+        depth += 1
+        next_frontier: list[str] = []
+        for query, label in steps:
+            for row in graph.run(query, {"frontier": frontier}):
+                node = row["id"]
+                if node not in seen:
+                    seen.add(node)
+                    next_frontier.append(node)
+                    reached.append(Reached(node, depth, row["via"], label))
+        frontier = sorted(next_frontier)
+    return reached
+
+
+ITEM_UPSTREAM = (("item_premises_step", "DERIVED_FROM"), ("item_same_key_step", "SAME_KEY"))
+ITEM_DEPENDENTS = (("item_dependents_step", "DERIVED_FROM"),)
+ITEM_COMPONENT = (
+    ("item_premises_step", "DERIVED_FROM"),
+    ("item_dependents_step", "DERIVED_FROM"),
+    ("item_same_key_step", "SAME_KEY"),
+)
