@@ -1,0 +1,226 @@
+"""Evidence-derived confidence (SPEC 3.4), as one pure function that also explains itself.
+
+Independence is counted in *families* (the source a row ultimately rests on), not rows: a family's
+repetition is worth a quarter per extra primary row and never more than half again its strongest
+row, and re-expressions (derived rows) never add to a family that already brought information in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_service.beliefs.vocabulary import (
+    AGAINST,
+    FOR,
+    LEGACY_UNKNOWN,
+    PRIMARY_DERIVATIONS,
+    PRIORS,
+    RECORDED,
+)
+
+REPEAT_SHARE = 0.25
+REPEAT_CAP = 1.5
+EVIDENCE_SCALE = 1.5
+FLOOR, CEILING = 0.02, 0.98
+FORMULA = "sigmoid(logit(prior) + 1.5 × (for × diversity − against)), clamped to [0.02, 0.98]"
+
+
+@dataclass(frozen=True)
+class EvidenceValue:
+    """The part of a live evidence row the arithmetic reads."""
+
+    family: str
+    direction: str
+    weight: float
+    credibility: float
+    derivation: str
+    provenance_status: str = RECORDED
+
+    @property
+    def value(self) -> float:
+        return self.weight * self.credibility
+
+    @property
+    def primary(self) -> bool:
+        return self.derivation in PRIMARY_DERIVATIONS
+
+
+@dataclass(frozen=True)
+class FamilyContribution:
+    """What one family adds on one side, and how that number came about."""
+
+    family: str
+    direction: str
+    contribution: float
+    strongest: float
+    primary_rows: int
+    derived_rows: int
+    basis: str  # "primary" or "derived"
+    capped: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "direction": self.direction,
+            "contribution": self.contribution,
+            "strongest": self.strongest,
+            "primary_rows": self.primary_rows,
+            "derived_rows": self.derived_rows,
+            "basis": self.basis,
+            "capped": self.capped,
+        }
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A confidence with everything that produced it; stored with every belief version."""
+
+    epistemic_kind: str
+    prior: float
+    families: tuple[FamilyContribution, ...]
+    support: float
+    against: float
+    supporting_families: int
+    opposing_families: int
+    diversity: float
+    log_odds: float
+    confidence: float
+    formula: str
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def discounted_support(self) -> float:
+        return self.support * self.diversity
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON (the key `for` is the support total)."""
+        return {
+            "epistemic_kind": self.epistemic_kind,
+            "prior": self.prior,
+            "families": [f.to_dict() for f in self.families],
+            "for": self.support,
+            "against": self.against,
+            "supporting_families": self.supporting_families,
+            "opposing_families": self.opposing_families,
+            "diversity": self.diversity,
+            "log_odds": self.log_odds,
+            "confidence": self.confidence,
+            "formula": self.formula,
+            "notes": list(self.notes),
+        }
+
+
+def family_contribution(primary: Iterable[float], derived: Iterable[float]) -> tuple[float, bool]:
+    """(contribution, capped) of one family on one side.
+
+    With primary rows: the strongest, plus a quarter of each further one, capped at 1.5 × strongest;
+    derived rows are then ignored. Without: the strongest derived row alone.
+    """
+    ranked = sorted(primary, reverse=True)
+    if not ranked:
+        return max(derived, default=0.0), False
+    strongest = ranked[0]
+    total = strongest + REPEAT_SHARE * sum(ranked[1:])
+    cap = REPEAT_CAP * strongest
+    return (cap, True) if total > cap else (total, False)
+
+
+def diversity_for(supporting_families: int) -> float:
+    """0.6 + 0.4 × min(1, (n − 1) / 2).
+
+    With no supporting family the literal formula gives 0.4, which would only ever multiply a zero
+    support; we report 0.6 (the single-family value) so diversity always reads within [0.6, 1].
+    """
+    return 0.6 + 0.4 * min(1.0, max(0, supporting_families - 1) / 2)
+
+
+def logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+def sigmoid(x: float) -> float:
+    # Split on the sign so a very large |x| never overflows exp().
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def assess(epistemic_kind: str, rows: Iterable[EvidenceValue]) -> Breakdown:
+    """Confidence of a belief of this kind given its live evidence rows (retracted rows excluded)."""
+    if epistemic_kind not in PRIORS:
+        raise ValueError(f"unknown epistemic kind {epistemic_kind!r}")
+    prior = PRIORS[epistemic_kind]
+    groups: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+    legacy: set[str] = set()
+    for row in rows:
+        primary, derived = groups.setdefault((row.direction, row.family), ([], []))
+        (primary if row.primary else derived).append(row.value)
+        if row.provenance_status == LEGACY_UNKNOWN:
+            legacy.add(row.family)
+
+    notes: list[str] = []
+    families: list[FamilyContribution] = []
+    totals = {FOR: 0.0, AGAINST: 0.0}
+    counts = {FOR: 0, AGAINST: 0}
+    for direction, family in sorted(groups):
+        primary, derived = groups[(direction, family)]
+        amount, capped = family_contribution(primary, derived)
+        basis = "primary" if primary else "derived"
+        strongest = max(primary) if primary else max(derived)
+        families.append(
+            FamilyContribution(
+                family, direction, amount, strongest, len(primary), len(derived), basis, capped
+            )
+        )
+        if capped:
+            notes.append(f"{family} ({direction}): repetition capped at 1.5 × its strongest row")
+        if primary and derived:
+            notes.append(
+                f"{family} ({direction}): {len(derived)} derived row(s) add nothing beside primary rows"
+            )
+        if not primary:
+            notes.append(f"{family} ({direction}): no primary row, its strongest derived row counts alone")
+        totals[direction] += amount
+        # A family adding nothing (weight or credibility 0) is not a source of independent support.
+        if amount > 0:
+            counts[direction] += 1
+    for family in sorted(legacy):
+        notes.append(f"{family}: legacy_unknown rows, family is their source, no ancestry known")
+    if not groups:
+        notes.append("no live evidence: the prior stands")
+
+    support, against = totals[FOR], totals[AGAINST]
+    diversity = diversity_for(counts[FOR])
+    log_odds = logit(prior) + EVIDENCE_SCALE * (support * diversity - against)
+    raw = sigmoid(log_odds)
+    confidence = min(CEILING, max(FLOOR, raw))
+    if raw > CEILING:
+        notes.append("clamped to the upper bound 0.98")
+    elif raw < FLOOR:
+        notes.append("clamped to the lower bound 0.02")
+    formula = (
+        f"sigmoid(logit({_fmt(prior)}) + 1.5 × ({_fmt(support)} × {_fmt(diversity)} − {_fmt(against)}))"
+        f" = {_fmt(raw)}, clamped to [0.02, 0.98] = {_fmt(confidence)}"
+    )
+    return Breakdown(
+        epistemic_kind=epistemic_kind,
+        prior=prior,
+        families=tuple(families),
+        support=support,
+        against=against,
+        supporting_families=counts[FOR],
+        opposing_families=counts[AGAINST],
+        diversity=diversity,
+        log_odds=log_odds,
+        confidence=confidence,
+        formula=formula,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,63 @@
+"""What an applied entry changes in the graph: belief nodes, versions, evidence and families."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graph_service.beliefs.change import Change
+from graph_service.beliefs.records import family_props
+from graph_service.beliefs.vocabulary import ROOT_LABELS
+from graph_service.journal.chain import canonical_json
+from graph_service.projection import NodeUpsert, Projection
+
+if TYPE_CHECKING:
+    from graph_service.beliefs.state import BeliefState
+
+
+def version_id(belief_id: str, version: int) -> str:
+    return f"{belief_id}/v{version}"
+
+
+def project(state: BeliefState, change: Change) -> Projection:
+    """Nodes and edges for everything `change` touched (called after versions are appended)."""
+    projection = Projection()
+    for belief_id in change.touched:
+        belief = state.beliefs[belief_id]
+        projection.nodes.append(NodeUpsert("Belief", belief_id, belief.node_props()))
+    new_rows = set(change.new_rows)
+    for evidence_id in change.new_rows:
+        row = state.rows[evidence_id]
+        projection.nodes.append(NodeUpsert("Evidence", row.id, row.node_props()))
+        projection.nodes.append(NodeUpsert("Family", row.family, family_props(row.family)))
+        projection.edge("BEARS_ON", "Evidence", row.id, "Belief", row.belief, direction=row.direction)
+        projection.edge("FROM", "Evidence", row.id, "Family", row.family)
+        if row.actor is not None:
+            projection.edge("REPRESENTS", "Family", row.family, "Actor", row.actor)
+        label = ROOT_LABELS.get(row.root_kind or "")
+        if label is not None:
+            for root in row.root_ids:
+                projection.edge("ROOTED_IN", "Evidence", row.id, label, root)
+    for evidence_id in change.changed_rows:
+        if evidence_id not in new_rows:
+            row = state.rows[evidence_id]
+            projection.nodes.append(NodeUpsert("Evidence", row.id, row.node_props()))
+    for belief_id, reasons in change.touched.items():
+        record = state.versions[belief_id][-1]
+        vid = version_id(belief_id, record["version"])
+        props = {
+            "id": vid,
+            "belief": belief_id,
+            "version": record["version"],
+            "confidence": record["confidence"],
+            "status": record["status"],
+            "breakdown": canonical_json(record["breakdown"].to_dict()),
+            "seq": change.seq,
+            "op": change.entry.op,
+            "by": change.entry.by,
+            "at": change.entry.at,
+            "reason": "; ".join(reasons),
+        }
+        projection.nodes.append(NodeUpsert("BeliefVersion", vid, props))
+        projection.edge("VERSION_OF", "BeliefVersion", vid, "Belief", belief_id)
+    projection.edges.extend(change.edges)
+    return projection
