@@ -1,0 +1,173 @@
+"""The store's records of items, assertions and flags, and how an item reads as Item node properties."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_service.journal.chain import canonical_json
+from graph_service.knowledge.items import scalar
+from graph_service.knowledge.rules import DisputeEvent, ItemFacts, ItemVerdict, LiveAssertion, PendingFlag
+
+
+@dataclass
+class Asserted:
+    """One assertion of an item as journalled, and the position it was retracted at (if it was)."""
+
+    assertion: LiveAssertion
+    retracted_at: int | None = None
+
+
+@dataclass
+class FlagRecord:
+    """A staleness flag: what it covers, why, and whether it is still pending."""
+
+    id: str
+    seq: int
+    kind: str
+    why: str
+    covers: set[str] = field(default_factory=set)
+    pending: bool = True
+    ended_at: int | None = None
+    scope: dict[str, Any] | None = None
+    key: str | None = None
+
+    def props(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "why": self.why,
+            "pending": self.pending,
+            "raised_at": self.seq,
+            "ended_at": self.ended_at,
+            "scope": None if self.scope is None else canonical_json(self.scope),
+            "key": self.key,
+            "covers": len(self.covers),
+        }
+
+
+@dataclass
+class ItemRecord:
+    """Everything the store keeps about one item (by content id)."""
+
+    id: str
+    kind: str
+    body: dict[str, Any]
+    scope: dict[str, Any]
+    key: str | None
+    value: str
+    learned_at: int
+    assertions: list[Asserted] = field(default_factory=list)
+    promoted: bool = False
+    held_why: str | None = None
+    retired_at: int | None = None
+    uses: int = 0
+    wrong_uses: int = 0
+    flags: set[str] = field(default_factory=set)
+    verdict: ItemVerdict = field(default_factory=lambda: ItemVerdict("retracted"))
+    props: dict[str, Any] | None = None
+    expiry_pushed: int | None = None
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status
+
+    def live(self) -> tuple[LiveAssertion, ...]:
+        """Assertions not retracted, in journal order."""
+        return tuple(a.assertion for a in self.assertions if a.retracted_at is None)
+
+    def premises(self, *, live_only: bool = True) -> list[str]:
+        """Every item a (live) assertion of this one rests on, in order, without repeats."""
+        chosen = self.live() if live_only else tuple(a.assertion for a in self.assertions)
+        return list(dict.fromkeys(p for a in chosen for p in a.premises))
+
+    def facts(self, flags: dict[str, FlagRecord]) -> ItemFacts:
+        """The item as the state rules read it."""
+        pending = sorted(
+            (
+                PendingFlag(f.id, f.seq, f.why)
+                for f in (flags[i] for i in self.flags if i in flags)
+                if f.pending
+            ),
+            key=lambda f: f.seq,
+        )
+        return ItemFacts(
+            id=self.id,
+            kind=self.kind,
+            key=self.key,
+            value=self.value,
+            assertions=self.live(),
+            promoted=self.promoted,
+            held_why=self.held_why,
+            retired_at=self.retired_at,
+            flags=tuple(pending),
+        )
+
+    def materialise(self) -> dict[str, Any]:
+        """The Item node properties: scalars and lists of scalars only."""
+        verdict = self.verdict
+        live = self.live()
+        shown = verdict.best or (live[-1] if live else self.assertions[-1].assertion)
+        valid = shown.valid or (None, None)
+        body = self.body
+        summary = f"{body['s']} {body['r']} {scalar(body.get('o'))}" if self.key is not None else self.kind
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "s": scalar(body.get("s")),
+            "r": scalar(body.get("r")),
+            "o": scalar(body.get("o")),
+            "body": canonical_json(body),
+            "scope": canonical_json(self.scope),
+            "key": self.key,
+            "summary": summary,
+            "source": shown.source,
+            "by": shown.by,
+            "status": verdict.status,
+            "rank": shown.rank,
+            "support": list(verdict.support),
+            "valid_since": scalar(valid[0]),
+            "valid_until": scalar(valid[1]),
+            "learned_at": self.learned_at,
+            "confirmed_at": max((a.seq for a in live), default=None),
+            "premises": self.premises(live_only=False),
+            "promoted": self.promoted,
+            "held_why": self.held_why,
+            "reconfirm_after": shown.reconfirm_after,
+            "expires_at": verdict.expires_at,
+            "retired_at": self.retired_at,
+            "stale": verdict.stale,
+            "why": "; ".join(verdict.reasons),
+            "uses": self.uses,
+            "wrong_uses": self.wrong_uses,
+        }
+
+
+def dispute_id(event: DisputeEvent) -> str:
+    """The id of one dispute event: its key and the journal position it opened at."""
+    return "d-" + hashlib.sha256(event.key.encode("utf-8")).hexdigest()[:12] + "-" + str(event.opened_at)
+
+
+def question_text(event: DisputeEvent) -> str:
+    """The question a person is asked about a dispute, formulated from its key and values only."""
+    scope, subject, relation = json.loads(event.key)
+    where = f" (in {canonical_json(scope)})" if scope else ""
+    return f"Which is right for {subject} {relation}{where}: {' or '.join(event.values)}?"
+
+
+def dispute_props(event: DisputeEvent, *, withdrawn: bool = False) -> dict[str, Any]:
+    """The Dispute node properties of one dispute event."""
+    return {
+        "id": dispute_id(event),
+        "key": event.key,
+        "open": event.open and not withdrawn,
+        "opened_at": event.opened_at,
+        "closed_at": event.closed_at,
+        "values": list(event.values),
+        "items": list(event.items),
+        "resolved": event.resolved,
+        "withdrawn": withdrawn,
+        "question": question_text(event),
+    }
