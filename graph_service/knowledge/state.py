@@ -21,7 +21,7 @@ from graph_service.knowledge.records import Asserted, FlagRecord, ItemRecord, di
 from graph_service.knowledge.rules import DisputeEvent, LiveAssertion, Resolution, evaluate, stale_reasons
 from graph_service.knowledge.snapshot import take_snapshot
 from graph_service.knowledge.walks import component
-from graph_service.projection import Projection
+from graph_service.projection import NodeUpsert, Projection
 
 StatusChanges = dict[str, tuple[str, str]]
 
@@ -165,7 +165,7 @@ class KnowledgeState:
         if props != rec.props:
             self._fingerprint.replace(rec.props, props)
             rec.props = props
-            projection.node("Item", rec.id, **props)
+            projection.nodes.append(NodeUpsert("Item", rec.id, props))
 
     def _project_disputes(self, key: str, events: tuple[DisputeEvent, ...], projection: Projection) -> None:
         old = {e.opened_at: e for e in self.dispute_events.get(key, ())}
@@ -173,7 +173,9 @@ class KnowledgeState:
         for opened, event in old.items():
             if opened not in new:
                 self.open_disputes.pop(dispute_id(event), None)
-                projection.node("Dispute", dispute_id(event), **dispute_props(event, withdrawn=True))
+                projection.nodes.append(
+                    NodeUpsert("Dispute", dispute_id(event), dispute_props(event, withdrawn=True))
+                )
         for opened, event in new.items():
             did = dispute_id(event)
             if event.open:
@@ -181,7 +183,7 @@ class KnowledgeState:
             else:
                 self.open_disputes.pop(did, None)
             if old.get(opened) != event:
-                projection.node("Dispute", did, **dispute_props(event))
+                projection.nodes.append(NodeUpsert("Dispute", did, dispute_props(event)))
                 for item_id in event.items:
                     projection.edge("ABOUT", "Dispute", did, "Item", item_id)
         if events:
@@ -300,7 +302,7 @@ class KnowledgeState:
                 flag.covers.add(other)
                 self.items[other].flags.add(flag_id)
                 projection.edge("COVERS", "Flag", flag_id, "Item", other)
-            projection.node("Flag", flag_id, **flag.props())
+            projection.nodes.append(NodeUpsert("Flag", flag_id, flag.props()))
         self._take_back(rec, entry.seq)
         return Applied(projection, self._recompute([rec.id, *sorted(restored)], projection))
 
@@ -317,7 +319,7 @@ class KnowledgeState:
             f"flag-{entry.seq}", entry.seq, kind, entry.payload.get("why") or kind, covers, **where
         )
         self.flags[flag.id] = flag
-        projection.node("Flag", flag.id, **flag.props())
+        projection.nodes.append(NodeUpsert("Flag", flag.id, flag.props()))
         for item_id in sorted(covers):
             self.items[item_id].flags.add(flag.id)
             projection.edge("COVERS", "Flag", flag.id, "Item", item_id)
@@ -351,7 +353,7 @@ class KnowledgeState:
         if flag is None or not flag.pending:
             return Applied(projection, {})
         flag.pending, flag.ended_at = False, entry.seq
-        projection.node("Flag", flag.id, **flag.props())
+        projection.nodes.append(NodeUpsert("Flag", flag.id, flag.props()))
         return Applied(projection, self._recompute(sorted(flag.covers), projection))
 
     def _resolve(self, entry: Entry) -> Applied:
