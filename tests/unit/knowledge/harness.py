@@ -20,7 +20,9 @@ class Journal:
 
     def write(self, draft: Draft, by: str = "tester") -> Any:
         prev = self.entries[-1].hash if self.entries else GENESIS
-        entry = seal(prev, len(self.entries) + 1, draft.op, by, 1_700_000_000_000 + len(self.entries), draft.payload)
+        entry = seal(
+            prev, len(self.entries) + 1, draft.op, by, 1_700_000_000_000 + len(self.entries), draft.payload
+        )
         self.entries.append(entry)
         self.last = self.state.apply(entry)
         return self.last.result

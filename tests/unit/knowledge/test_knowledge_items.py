@@ -24,8 +24,12 @@ def test_same_knowledge_twice_is_one_item_with_two_assertions() -> None:
 
 
 def test_content_id_depends_on_kind_body_and_scope_not_key_order() -> None:
-    assert content_id("fact", {"s": "a", "r": "b", "o": 1}, {}) == content_id("fact", {"o": 1, "r": "b", "s": "a"}, {})
-    assert content_id("fact", {"s": "a", "r": "b", "o": 1}, {}) != content_id("fact", {"s": "a", "r": "b", "o": 1}, {"q": 1})
+    assert content_id("fact", {"s": "a", "r": "b", "o": 1}, {}) == content_id(
+        "fact", {"o": 1, "r": "b", "s": "a"}, {}
+    )
+    assert content_id("fact", {"s": "a", "r": "b", "o": 1}, {}) != content_id(
+        "fact", {"s": "a", "r": "b", "o": 1}, {"q": 1}
+    )
     assert content_id("rule", {"s": "a"}, {}) != content_id("skill", {"s": "a"}, {})
 
 
@@ -49,7 +53,11 @@ def test_scope_matches_pattern() -> None:
         ({"kind": "action", "body": {"effects": []}, "source": "person"}, "body", "preconditions"),
         ({"kind": "fact", "body": {"s": "a", "r": "b", "o": 1}, "source": 3}, "source", "string"),
         ({"kind": "fact", "body": [], "source": "person"}, "body", "object"),
-        ({"kind": "rule", "body": {}, "source": "person", "reconfirm_after": -1}, "reconfirm_after", "positive"),
+        (
+            {"kind": "rule", "body": {}, "source": "person", "reconfirm_after": -1},
+            "reconfirm_after",
+            "positive",
+        ),
     ],
 )
 def test_malformed_proposals_raise_naming_the_field(raw: dict, field: str, words: str) -> None:
@@ -62,13 +70,24 @@ def test_malformed_proposals_raise_naming_the_field(raw: dict, field: str, words
 def test_missing_and_retracted_premises_are_refused_before_anything_is_written() -> None:
     j = Journal()
     with pytest.raises(NotFound, match="premise k-nope"):
-        planning.plan_add(j.state, {"kind": "fact", "body": {"s": "a", "r": "b", "o": 1}, "source": "person",
-                                    "derived_from": ["k-nope"]}, by="ann")
+        planning.plan_add(
+            j.state,
+            {
+                "kind": "fact",
+                "body": {"s": "a", "r": "b", "o": 1},
+                "source": "person",
+                "derived_from": ["k-nope"],
+            },
+            by="ann",
+        )
     a = j.fact("a", "r", 1)
     j.retract(a)
     with pytest.raises(Conflict, match="retracted"):
-        planning.plan_add(j.state, {"kind": "fact", "body": {"s": "b", "r": "r", "o": 1}, "source": "person",
-                                    "derived_from": [a]}, by="ann")
+        planning.plan_add(
+            j.state,
+            {"kind": "fact", "body": {"s": "b", "r": "r", "o": 1}, "source": "person", "derived_from": [a]},
+            by="ann",
+        )
     assert len(j.entries) == 2
 
 
@@ -135,5 +154,8 @@ def test_an_item_cannot_rest_on_what_rests_on_it() -> None:
     a = j.fact("a", "r", 1)
     b = j.fact("b", "r", 1, derived_from=[a])
     with pytest.raises(Conflict, match="rests on it"):
-        planning.plan_add(j.state, {"kind": "fact", "body": {"s": "a", "r": "r", "o": 1}, "source": "person",
-                                    "derived_from": [b]}, by="ann")
+        planning.plan_add(
+            j.state,
+            {"kind": "fact", "body": {"s": "a", "r": "r", "o": 1}, "source": "person", "derived_from": [b]},
+            by="ann",
+        )
