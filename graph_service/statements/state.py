@@ -1,0 +1,197 @@
+"""The `statement.say` journal operation: a statement becomes an observation, assertions and
+evidence specs (SPEC 3.5).
+
+  statement.say  {"text": str, "speaker": str, "tick": int, "to": str | None,
+                  "extra_claims": [str], "credibility": float,
+                  "interpreter": str, "assertions": [assertion]}
+
+Planning runs the interpreter and records its whole reading in the entry, so replaying the
+journal gives the same assertions even after the interpreter's rules change. Applying projects:
+  (:Observation {kind:'message', text, speaker, tick, to, entry, claims, conversational,
+                 same_speaker_as_previous})-[:OBSERVED_BY]->(:Actor {id: to})   (when `to` is given)
+  (:Assertion {...every AssertionDraft field...})-[:INTERPRETS]->(:Observation)
+  (:Assertion)-[:ATTRIBUTED_TO]->(:Actor {id: actor})
+and returns the evidence specs as `Applied.result`; the belief layer writes the evidence rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from graph_service.domain import Applied, Draft
+from graph_service.errors import UserError
+from graph_service.journal.chain import Entry
+from graph_service.projection import Projection
+from graph_service.statements.interpret import (
+    ASSERTION_FIELDS,
+    AssertionDraft,
+    extra_claim_texts,
+    interpret,
+    is_conversational,
+)
+from graph_service.statements.lexicon import INTERPRETER_VERSION
+from graph_service.stream.rows import check_name, check_tick, observation_id
+from graph_service.stream.state import StreamState
+
+OP_SAY: Final = "statement.say"
+DEFAULT_CREDIBILITY: Final = 1.0
+ROOT_KIND: Final = "observation"
+DERIVATION: Final = "assertion"
+
+
+def message_observation_id(seq: int) -> str:
+    """The id of the Observation a say entry at position `seq` writes (the stream's id scheme)."""
+    return observation_id(seq, 0)
+
+
+def assertion_id(seq: int, index: int) -> str:
+    """The id of the index-th Assertion of the say entry at position `seq`."""
+    return f"asr-{seq}-{index}"
+
+
+def assertion_props(a: AssertionDraft) -> dict[str, Any]:
+    """Scalar properties of an Assertion node: every field, notes as a list, evidence flattened."""
+    props = {k: getattr(a, k) for k in ASSERTION_FIELDS if k not in ("notes", "evidence")}
+    props["notes"] = list(a.notes)
+    props["direction"] = None if a.evidence is None else a.evidence.direction
+    props["weight"] = None if a.evidence is None else a.evidence.weight
+    return props
+
+
+class StatementState:
+    """Statements heard so far. `stream`, when given, supplies the declared wordless observers:
+    a wordless hearer (`to`) or a wordless speaker refuses the statement before anything is written."""
+
+    def __init__(self, stream: StreamState | None = None) -> None:
+        self.stream = stream
+        self._last_speaker: dict[str, str] = {}
+        self._messages = 0
+
+    def handles(self, op: str) -> bool:
+        return op == OP_SAY
+
+    @property
+    def messages(self) -> int:
+        return self._messages
+
+    def plan(self, op: str, payload: Mapping[str, Any]) -> Draft:
+        """Plan from a client's plain payload (the API's entry point)."""
+        if op != OP_SAY:
+            raise UserError(f"unknown statement operation {op!r}", field="op")
+        if not isinstance(payload, Mapping):
+            raise UserError("payload must be an object", field="payload")
+        return self.plan_say(
+            payload.get("text"),
+            payload.get("speaker"),
+            payload.get("tick"),
+            to=payload.get("to"),
+            extra_claims=payload.get("extra_claims", ()),
+            credibility=payload.get("credibility", DEFAULT_CREDIBILITY),
+        )
+
+    def plan_say(
+        self,
+        text: Any,
+        speaker: Any,
+        tick: Any,
+        *,
+        to: Any = None,
+        extra_claims: Iterable[Any] = (),
+        credibility: Any = DEFAULT_CREDIBILITY,
+    ) -> Draft:
+        """Interpret a statement and return the entry that records it; nothing changes here.
+
+        `to` is the observer who heard it (optional); `credibility` is the trust the caller
+        places in the source (0..1], passed through to every evidence spec.
+        """
+        who = check_name(speaker, "speaker")
+        at = check_tick(tick)
+        hearer = None if to is None else check_name(to, "to")
+        if self.stream is not None:
+            if hearer is not None:
+                self.stream.require_can_speak(hearer, field="to")
+            self.stream.require_can_speak(who, field="speaker")
+        if isinstance(credibility, bool) or not isinstance(credibility, (int, float)):
+            raise UserError(f"credibility must be a number, got {credibility!r}", field="credibility")
+        if not math.isfinite(credibility) or not 0 < credibility <= 1:
+            raise UserError(f"credibility must be in (0, 1], got {credibility}", field="credibility")
+        claims = list(extra_claims) if not isinstance(extra_claims, (str, bytes, Mapping)) else extra_claims
+        extras = extra_claim_texts(claims)
+        recorded = [a.as_dict() for a in interpret(text, who, claims)]
+        payload = {
+            "text": text,
+            "speaker": who,
+            "tick": at,
+            "to": hearer,
+            "extra_claims": [t for t, _ in extras],
+            "credibility": float(credibility),
+            "interpreter": INTERPRETER_VERSION,
+            "assertions": recorded,
+        }
+        return Draft(OP_SAY, payload)
+
+    def apply(self, entry: Entry) -> Applied:
+        """Project the statement and hand back the evidence specs of its factual assertions."""
+        if entry.op != OP_SAY:
+            raise UserError(f"statements do not apply {entry.op!r} entries", field="op")
+        p = entry.payload
+        speaker = check_name(p.get("speaker"), "speaker")
+        tick = check_tick(p.get("tick"))
+        hearer = p.get("to")
+        raw = p.get("assertions")
+        if not isinstance(raw, list):
+            raise UserError("assertions must be a list", field="assertions")
+        try:
+            assertions = [AssertionDraft.from_dict(a) for a in raw]
+        except (KeyError, TypeError) as exc:
+            msg = f"entry {entry.seq} has a malformed assertion: {exc}"
+            raise UserError(msg, field="assertions") from exc
+        credibility = float(p.get("credibility", DEFAULT_CREDIBILITY))
+        conversation = hearer or ""
+        consecutive = self._last_speaker.get(conversation) == speaker
+        self._last_speaker[conversation] = speaker
+        self._messages += 1
+
+        obs = message_observation_id(entry.seq)
+        projection = Projection()
+        projection.node(
+            "Observation",
+            obs,
+            kind="message",
+            text=p.get("text"),
+            speaker=speaker,
+            tick=tick,
+            to=hearer,
+            entry=entry.seq,
+            claims=len(assertions),
+            conversational=is_conversational(assertions),
+            same_speaker_as_previous=consecutive,
+        )
+        projection.node("Actor", speaker)
+        if hearer is not None:
+            projection.node("Actor", hearer)
+            projection.edge("OBSERVED_BY", "Observation", obs, "Actor", hearer)
+        evidence: list[dict[str, Any]] = []
+        actors = {speaker, *([hearer] if hearer else [])}
+        for a in assertions:
+            aid = assertion_id(entry.seq, a.index)
+            projection.node("Assertion", aid, **assertion_props(a))
+            projection.edge("INTERPRETS", "Assertion", aid, "Observation", obs)
+            if a.actor not in actors:
+                actors.add(a.actor)
+                projection.node("Actor", a.actor)
+            projection.edge("ATTRIBUTED_TO", "Assertion", aid, "Actor", a.actor)
+            if a.evidence is not None:
+                evidence.append(
+                    {
+                        **a.evidence.as_dict(),
+                        "credibility": credibility,
+                        "root_kind": ROOT_KIND,
+                        "root_id": obs,
+                        "assertion_id": aid,
+                        "derivation": DERIVATION,
+                    }
+                )
+        return Applied(projection, evidence)
