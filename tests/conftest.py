@@ -19,7 +19,8 @@ from graph_service.storage.port import GraphPort
 
 def docker_engine_problem() -> str | None:
     """Why there is no usable Docker engine here, or None when one answers."""
-    if shutil.which("docker") is None and not os.path.exists("/var/run/docker.sock") and "DOCKER_HOST" not in os.environ:
+    no_socket = not os.path.exists("/var/run/docker.sock") and "DOCKER_HOST" not in os.environ
+    if shutil.which("docker") is None and no_socket:
         return "no Docker client or engine on this machine"
     try:
         import docker

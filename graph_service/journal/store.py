@@ -22,7 +22,15 @@ from typing import Any
 
 from graph_service.domain import Applied, Domain, Draft
 from graph_service.errors import UserError
-from graph_service.journal.chain import GENESIS, MAX_PAYLOAD_BYTES, ChainReport, Entry, canonical_json, seal, verify_chain
+from graph_service.journal.chain import (
+    GENESIS,
+    MAX_PAYLOAD_BYTES,
+    ChainReport,
+    Entry,
+    canonical_json,
+    seal,
+    verify_chain,
+)
 from graph_service.storage.port import ConstraintViolation, GraphPort
 
 log = logging.getLogger(__name__)

@@ -98,7 +98,8 @@ class EmbeddedFalkorDB:
             pid = int(pidfile.read_text().strip() or "0")
         except ValueError:
             pid = 0
-        if pid > 0 and _alive(pid) and "redis-server" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+        cmdline = Path(f"/proc/{pid}/cmdline")
+        if pid > 0 and _alive(pid) and cmdline.exists() and b"redis-server" in cmdline.read_bytes():
             os.kill(pid, signal.SIGTERM)
             deadline = time.monotonic() + 10
             while _alive(pid) and time.monotonic() < deadline:

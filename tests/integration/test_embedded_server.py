@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_second_server_on_the_same_folder_is_refused(tmp_path: Path) -> None:
-    with EmbeddedFalkorDB(tmp_path / "data"):
-        with pytest.raises(StoreLocked, match="in use by another graph_service process"):
-            EmbeddedFalkorDB(tmp_path / "data").start()
+    with (EmbeddedFalkorDB(tmp_path / "data"),
+          pytest.raises(StoreLocked, match="in use by another graph_service process")):
+        EmbeddedFalkorDB(tmp_path / "data").start()
 
 
 def test_the_folder_is_free_again_after_a_clean_stop(tmp_path: Path) -> None:
@@ -41,7 +41,10 @@ def test_a_second_service_process_gets_a_clear_error(tmp_path: Path) -> None:
 
 def test_the_server_dies_with_a_killed_service(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    code = f"from graph_service.storage.falkordb_server import EmbeddedFalkorDB as E; import time; E({str(data)!r}).start(); print('up', flush=True); time.sleep(60)"
+    code = (
+        "from graph_service.storage.falkordb_server import EmbeddedFalkorDB as E; import time; "
+        f"E({str(data)!r}).start(); print('up', flush=True); time.sleep(60)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
     server = int((data / "falkordb.pid").read_text())

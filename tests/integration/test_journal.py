@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -25,7 +26,7 @@ def test_entries_chain_in_order_and_page(graph: GraphPort) -> None:
     entries = list(journal.entries_after(0))
     assert [e.seq for e in entries] == list(range(1, 26))
     assert entries[0].prev == GENESIS
-    assert all(b.prev == a.hash for a, b in zip(entries, entries[1:], strict=False))
+    assert all(b.prev == a.hash for a, b in itertools.pairwise(entries))
     assert [e.payload["text"] for e in journal.entries_after(10, 5)] == ["n10", "n11", "n12", "n13", "n14"]
     head = journal.stored_head()
     assert (head["seq"], head["hash"], head["projected"]) == (25, entries[-1].hash, 25)
