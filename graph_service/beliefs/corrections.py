@@ -66,6 +66,7 @@ def _do_not_infer(state: BeliefState, change: Change, payload: dict[str, Any]) -
 
 def _inaccurate(state: BeliefState, change: Change, payload: dict[str, Any]) -> None:
     root_kind, root_id = payload["root_kind"], payload["root_id"]
+    state.inaccurate_roots.add((root_kind, root_id))
     state.drop_roots(change, root_kind, [root_id], f"{root_kind} {root_id} marked inaccurate")
     change.event("root_inaccurate", root_kind=root_kind, root_id=root_id)
 

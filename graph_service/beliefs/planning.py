@@ -49,8 +49,11 @@ def _reason(payload: dict[str, Any]) -> str | None:
 
 def _check_roots(state: BeliefState, row: dict[str, Any], where: str) -> None:
     for root in row["root_ids"]:
-        if (row["root_kind"], root) in state.gone_roots:
-            raise Conflict(f"{where}root_ids: {row['root_kind']} {root!r} is gone", field=where + "root_ids")
+        if (row["root_kind"], root) in state.inaccurate_roots:
+            raise Conflict(
+                f"{where}root_ids: {row['root_kind']} {root!r} was marked inaccurate",
+                field=where + "root_ids",
+            )
         if row["root_kind"] == "belief":
             root_belief = state.beliefs.get(root)
             if root_belief is None:
@@ -173,8 +176,8 @@ def plan_correct(state: BeliefState, payload: dict[str, Any]) -> Draft:
     if kind == "inaccurate":
         root_kind = check.choice(payload, "root_kind", INACCURATE_ROOTS)
         root_id = check.text(payload, "root_id")
-        if (root_kind, root_id) in state.gone_roots:
-            raise Conflict(f"root_id: {root_kind} {root_id!r} is already gone", field="root_id")
+        if (root_kind, root_id) in state.inaccurate_roots:
+            raise Conflict(f"root_id: {root_kind} {root_id!r} is already marked inaccurate", field="root_id")
         return Draft(
             "belief.correct", {"kind": kind, "root_kind": root_kind, "root_id": root_id, "reason": reason}
         )
@@ -209,8 +212,8 @@ def plan_associate(state: BeliefState, payload: dict[str, Any]) -> Draft:
         if obs_id in seen:
             raise UserError(f"{where}id {obs_id!r} appears twice", field=where + "id")
         seen.add(obs_id)
-        if ("observation", obs_id) in state.gone_roots:
-            raise Conflict(f"{where}id: observation {obs_id!r} is gone", field=where + "id")
+        if ("observation", obs_id) in state.inaccurate_roots:
+            raise Conflict(f"{where}id: observation {obs_id!r} was marked inaccurate", field=where + "id")
         cues.append(
             {
                 "id": obs_id,

@@ -66,7 +66,7 @@ class BeliefState:
         self.versions: dict[str, list[dict[str, Any]]] = {}
         self.patterns: dict[str, Pattern] = {}
         self.refusals: list[dict[str, Any]] = []
-        self.gone_roots: set[tuple[str, str]] = set()
+        self.inaccurate_roots: set[tuple[str, str]] = set()
         self.entities = EntityRegistry()
         self.links: dict[tuple[str, str], ContradictionLink] = {}
         self._partners: dict[str, dict[str, tuple[str, str]]] = {}
@@ -234,10 +234,14 @@ class BeliefState:
         change.retracted_rows.append(evidence.id)
 
     def drop_roots(self, change: Change, root_kind: str, root_ids: Iterable[str], reason: str) -> None:
-        """Mark roots gone, retract the live rows resting on them, and settle what they bore on."""
+        """Retract the live rows resting on these roots and settle what they bore on.
+
+        Only an operator's "inaccurate" correction also bars the root from future evidence
+        (`inaccurate_roots`); an item another domain retracts may be written again later, and
+        whether it is present when cited is that domain's to check.
+        """
         affected: list[str] = []
         for root in dict.fromkeys(root_ids):
-            self.gone_roots.add((root_kind, root))
             for evidence_id in self._by_root.get((root_kind, root), ()):
                 evidence = self.rows[evidence_id]
                 if not evidence.retracted:

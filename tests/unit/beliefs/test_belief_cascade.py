@@ -57,3 +57,13 @@ def test_roots_gone_twice_changes_nothing_more():
     again = h.items_retracted("i1")
     assert again.result["beliefs"] == {} and again.projection.nodes == []
     assert h.state.beliefs[b].version == 2
+
+
+def test_a_retracted_item_may_be_cited_again_but_an_inaccurate_observation_may_not():
+    h = Harness()
+    b = h.create("the ramp is steep", row(0.8, "actor:ann", root_kind="item", root_ids=["i1"]))
+    h.items_retracted("i1")
+    h.do("evidence.add", {"belief": b, **row(0.8, "actor:ann", root_kind="item", root_ids=["i1"])})
+    # one family of 0.8 again: σ(1.5 × 0.8 × 0.6) = σ(0.72) = 0.67260702
+    assert h.state.beliefs[b].confidence == pytest.approx(0.6726070170677604)
+    assert h.state.beliefs[b].version == 3

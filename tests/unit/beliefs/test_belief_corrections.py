@@ -79,8 +79,8 @@ def test_inaccurate_observation_retracts_what_cites_it():
     )
     assert set(applied.result["beliefs"]) == {a, c}
     assert h.state.beliefs[a].confidence == 0.5 and h.state.beliefs[untouched].version == 1
-    assert ("observation", "o1") in h.state.gone_roots
-    with pytest.raises(Conflict, match="gone"):
+    assert ("observation", "o1") in h.state.inaccurate_roots
+    with pytest.raises(Conflict, match="inaccurate"):
         h.state.plan("evidence.add", {"belief": a, **row(0.5, "x", root_kind="observation", root_ids=["o1"])})
 
 

@@ -90,7 +90,7 @@ def summary(h: Harness):
         sorted((r.id, r.weight, r.retracted) for r in s.rows.values()),
         {b: len(v) for b, v in s.versions.items()},
         sorted(s.patterns),
-        sorted(s.gone_roots),
+        sorted(s.inaccurate_roots),
         len(s.refusals),
         len(h.log),
     )
