@@ -11,8 +11,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from graph_service.beliefs import corrections
-from graph_service.beliefs.association import ASSOCIATION_WEIGHT, Cue, propose
+from graph_service.beliefs import corrections, generation
 from graph_service.beliefs.change import Change
 from graph_service.beliefs.confidence import assess
 from graph_service.beliefs.contradiction import (
@@ -33,7 +32,6 @@ from graph_service.beliefs.text import TokenIndex, signature
 from graph_service.beliefs.vocabulary import (
     DERIVED_DERIVATIONS,
     FOR,
-    ORIGIN_ASSOCIATION,
     ORIGIN_CLIENT,
     ORIGIN_CONTRADICTION,
     RECORDED,
@@ -468,57 +466,7 @@ class BeliefState:
         corrections.apply_correction(self, change, payload)
 
     def _apply_associate(self, change: Change, payload: dict[str, Any]) -> None:
-        cues = [Cue.from_payload(raw) for raw in payload["observations"]]
-        proposals, refusals = propose(cues, payload["window_ms"])
-        refused = [r.to_dict() for r in refusals]
-        proposed = []
-        subject = payload.get("subject")
-        for proposal in proposals:
-            pair = [proposal.cause.id, proposal.effect.id]
-            pattern = self.refusing_pattern(proposal.proposition)
-            existing = self.find_belief(proposal.proposition, subject)
-            if pattern is not None:
-                refused.append({"observations": pair, "reason": f"do not infer ({pattern.id})"})
-                change.event("inference_refused", proposition=proposal.proposition, pattern=pattern.id)
-                continue
-            if existing is not None:
-                refused.append({"observations": pair, "reason": f"already proposed as {existing.id}"})
-                continue
-            main = self.create_belief(
-                change,
-                proposal.proposition,
-                subject,
-                "hypothesis",
-                ORIGIN_ASSOCIATION,
-                "proposed by association",
-            )
-            for cue in (proposal.cause, proposal.effect):
-                row = {
-                    "direction": FOR,
-                    "weight": ASSOCIATION_WEIGHT,
-                    "credibility": cue.credibility,
-                    "derivation": "direct",
-                    "family": cue.source_family,
-                    "root_kind": "observation",
-                    "root_ids": [cue.id],
-                }
-                self.add_row(change, main.id, row, ORIGIN_ASSOCIATION, "evidence added")
-            alternatives = []
-            for text in proposal.alternatives:
-                if self.refusing_pattern(text) is not None or self.find_belief(text, subject) is not None:
-                    continue
-                alt = self.create_belief(
-                    change, text, subject, "hypothesis", ORIGIN_ASSOCIATION, "alternative"
-                )
-                change.edges.append(EdgeMerge("ALTERNATIVE_TO", "Belief", alt.id, "Belief", main.id))
-                alternatives.append(alt.id)
-            self.settle(change, [main.id, *alternatives])
-            for belief_id in (main.id, *alternatives):
-                self.detect_contradictions(change, belief_id)
-            change.event("hypothesis_proposed", belief=main.id, observations=pair)
-            proposed.append({"belief": main.id, "alternatives": alternatives, "observations": pair})
-        change.result["proposed"] = proposed
-        change.result["refusals"] = refused
+        generation.apply_association(self, change, payload)
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:
