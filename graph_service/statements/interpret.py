@@ -247,6 +247,8 @@ def _read_body(body: str, actor: str, depth: int) -> _Reading:
         body = match["rest"]
     asked = body.rstrip().endswith("?")
     stripped = _strip_end(body)
+    if not tokens(stripped):
+        return _unrecognised(r, "nothing but punctuation")
 
     for pattern in (_QUOTED_AFTER, _QUOTED_BEFORE, _QUOTED_INVERTED):
         match = pattern.match(stripped)
@@ -337,9 +339,14 @@ def _read_plain(r: _Reading, body: str) -> _Reading:
             break
     r.words = kept
     if not _has_finite_verb(kept):
-        r.stance, r.modality = lx.NONE, lx.UNRECOGNISED
-        r.confidence = min(r.confidence, lx.UNKNOWN)
-        r.notes.append("construction not recognised (no clause with a verb): recorded literally, not read")
+        return _unrecognised(r, "no clause with a verb")
+    return r
+
+
+def _unrecognised(r: _Reading, why: str) -> _Reading:
+    r.stance, r.modality = lx.NONE, lx.UNRECOGNISED
+    r.confidence = min(r.confidence, lx.UNKNOWN)
+    r.notes.append(f"construction not recognised ({why}): recorded literally, not read")
     return r
 
 

@@ -18,8 +18,13 @@ def _run(every_tick: bool) -> Harness:
     h = Harness(StreamState(every_tick=every_tick))
     h.write(OP_DECLARE, observer="o", wordless=True)
     h.write(OP_PRESENCE, observer="o", tick=90, in_view=[5, 6, 8])
-    h.write(OP_PRESENCE, observer="o", tick=95, in_view=[5, 6, 8],
-            transfers=[{"kind": "given", "subject": 7, "magnitude": 10}])
+    h.write(
+        OP_PRESENCE,
+        observer="o",
+        tick=95,
+        in_view=[5, 6, 8],
+        transfers=[{"kind": "given", "subject": 7, "magnitude": 10}],
+    )
     for tick in range(100, 120):
         h.write(OP_PRESENCE, observer="o", tick=tick, in_view=[4])
     return h

@@ -63,8 +63,14 @@ def test_recall_at_tick_470_ranks_the_five_rows() -> None:
     h = _seed_stream()
     ranked = h.state.recall("browser-300", now=470, k=5, half_life=50, w_recency=1, w_importance=1)
     table = [
-        (r.observation.kind, r.observation.subject, r.age, round(r.recency, 4), r.importance,
-         round(r.score, 4))
+        (
+            r.observation.kind,
+            r.observation.subject,
+            r.age,
+            round(r.recency, 4),
+            r.importance,
+            round(r.score, 4),
+        )
         for r in ranked
     ]
     assert table == [
