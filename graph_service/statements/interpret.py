@@ -138,7 +138,10 @@ class _Reading:
 # ---- patterns ------------------------------------------------------------------------------------
 
 _NAME: Final = r"[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}"
-_DETERMINED: Final = r"(?i:(?:my|our|the|your|his|her|their)\s+[a-z]+|a\s+friend|a\s+colleague|someone|somebody|everyone|everybody|people|they|he|she|it|we|i)"  # noqa: E501
+_DETERMINED: Final = (
+    r"(?i:(?:my|our|the|your|his|her|their)\s+[a-z]+|a\s+friend|a\s+colleague"
+    r"|someone|somebody|everyone|everybody|people|they|he|she|it|we|i)"
+)
 _VERBS: Final = "|".join(sorted(lx.REPORT_VERBS, key=lambda v: (-len(v), v)))
 _OBJECT: Final = r"(?:\s+(?:me|us|him|her|them|everyone))?"
 _QUOTED_AFTER: Final = re.compile(

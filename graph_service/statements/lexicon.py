@@ -54,7 +54,15 @@ IMPERATIVE: Final = "imperative"
 REQUEST: Final = "request"
 UNRECOGNISED: Final = "unknown"
 MODALITIES: Final = (
-    ASSERT, HEDGE, DOUBT_MODALITY, DENIAL, HYPOTHETICAL, QUESTION, IMPERATIVE, REQUEST, UNRECOGNISED
+    ASSERT,
+    HEDGE,
+    DOUBT_MODALITY,
+    DENIAL,
+    HYPOTHETICAL,
+    QUESTION,
+    IMPERATIVE,
+    REQUEST,
+    UNRECOGNISED,
 )
 CONVERSATIONAL: Final = frozenset({HYPOTHETICAL, QUESTION, IMPERATIVE, REQUEST})
 FACTUAL_MODALITIES: Final = frozenset({ASSERT, HEDGE, DOUBT_MODALITY, DENIAL})
@@ -210,6 +218,7 @@ REPORT_VERBS: Final = {
         _words("thinks thought believes believed suspects suspected guesses guessed reckons reckoned"),
         (THINK, HEDGE, FOR),
     ),
+    **dict.fromkeys(_words("feels felt"), (THINK, HEDGE, FOR)),
     **dict.fromkeys(_words("doubts doubted"), (DOUBT, DOUBT_MODALITY, AGAINST)),
     **dict.fromkeys(_words("denies denied"), (PLAIN, DENIAL, AGAINST)),
     **dict.fromkeys(_words("asked asks wondered wonders"), (PLAIN, QUESTION, NONE)),
@@ -227,7 +236,11 @@ UNNAMED_SOURCES: Final = frozenset(
 NEGATION_WORDS: Final = frozenset(_words("not no never cannot nobody nothing none neither nor"))
 NEGATION_DROPPED_FROM_CORE: Final = frozenset({"not", "no", "never"})
 IRREGULAR_NEGATIONS: Final = {
-    "won't": "will", "can't": "can", "shan't": "shall", "cannot": "can", "ain't": "is"
+    "won't": "will",
+    "can't": "can",
+    "shan't": "shall",
+    "cannot": "can",
+    "ain't": "is",
 }
 
 # Evidence that a clause has a finite verb (a heuristic: missing one marks the claim unrecognised).

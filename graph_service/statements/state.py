@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from graph_service.domain import Applied, Draft
 from graph_service.errors import UserError
-from graph_service.journal.chain import Entry
+from graph_service.journal.chain import MAX_PAYLOAD_BYTES, Entry, canonical_json
 from graph_service.projection import Projection
 from graph_service.statements.interpret import (
     ASSERTION_FIELDS,
@@ -130,6 +130,13 @@ class StatementState:
             "interpreter": INTERPRETER_VERSION,
             "assertions": recorded,
         }
+        size = len(canonical_json(payload).encode("utf-8"))
+        if size > MAX_PAYLOAD_BYTES:
+            raise UserError(
+                f"the statement and its reading take {size} bytes; at most {MAX_PAYLOAD_BYTES} fit in one"
+                " journal entry: send it in parts",
+                field="text",
+            )
         return Draft(OP_SAY, payload)
 
     def apply(self, entry: Entry) -> Applied:

@@ -144,6 +144,15 @@ def test_the_entry_records_the_reading_and_replay_gives_the_same_projection() ->
     assert replayed[1].result[0]["credibility"] == 0.5
 
 
+def test_a_statement_too_large_for_one_entry_is_refused() -> None:
+    store = Store()
+    text = "Bob said that the server is down. " * 290  # under the text limit, its reading is not
+    with pytest.raises(UserError) as err:
+        store.write(OP_SAY, text=text, speaker="alice", tick=1)
+    assert err.value.field == "text" and "in parts" in str(err.value)
+    assert store.entries == []
+
+
 def test_a_malformed_entry_is_refused_on_apply() -> None:
     bad = seal(GENESIS, 1, OP_SAY, "x", 0, {"speaker": "a", "tick": 1, "assertions": [{"claim": "x"}]})
     with pytest.raises(UserError) as err:
