@@ -2,13 +2,8 @@
 assertions (and, for factual ones, evidence specs), and the journal domain for `statement.say`.
 Pure: standard library only, no I/O."""
 
-from graph_service.statements.interpret import (
-    AssertionDraft,
-    EvidenceSpec,
-    actor_id,
-    interpret,
-    is_conversational,
-)
+from graph_service.statements.assertion import AssertionDraft, EvidenceSpec
+from graph_service.statements.interpret import actor_id, interpret, is_conversational
 from graph_service.statements.state import (
     OP_SAY,
     StatementState,

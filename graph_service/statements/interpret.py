@@ -9,6 +9,7 @@ confidence and a note, and yields no evidence. The same inputs always give the s
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Mapping
@@ -17,6 +18,7 @@ from typing import Any, Final
 
 from graph_service.errors import UserError
 from graph_service.statements import lexicon as lx
+from graph_service.statements.assertion import AssertionDraft, EvidenceSpec
 from graph_service.statements.text import (
     clean,
     contains_run,
@@ -25,86 +27,6 @@ from graph_service.statements.text import (
     tokens,
     without_negation,
 )
-
-
-@dataclass(frozen=True)
-class EvidenceSpec:
-    """What a factual assertion hands to the belief layer: one row for one proposition."""
-
-    proposition: str
-    direction: str
-    family: str
-    weight: float
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "proposition": self.proposition,
-            "direction": self.direction,
-            "family": self.family,
-            "weight": self.weight,
-        }
-
-
-@dataclass(frozen=True)
-class AssertionDraft:
-    """The interpretation of one claim. `core` is the proposition without its negation words, so
-    a contradiction detector can compare two claims of opposite polarity."""
-
-    index: int
-    claim: str
-    proposition: str
-    core: str
-    actor: str
-    speaker: str
-    stance: str
-    certainty: float
-    modality: str
-    negated: bool
-    reported: bool
-    quoted: bool
-    hypothetical: bool
-    sarcasm: bool
-    interpretation_confidence: float
-    notes: tuple[str, ...]
-    factual: bool
-    source: str
-    evidence: EvidenceSpec | None
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain JSON (notes as a list, evidence as a map or None)."""
-        return {
-            "index": self.index,
-            "claim": self.claim,
-            "proposition": self.proposition,
-            "core": self.core,
-            "actor": self.actor,
-            "speaker": self.speaker,
-            "stance": self.stance,
-            "certainty": self.certainty,
-            "modality": self.modality,
-            "negated": self.negated,
-            "reported": self.reported,
-            "quoted": self.quoted,
-            "hypothetical": self.hypothetical,
-            "sarcasm": self.sarcasm,
-            "interpretation_confidence": self.interpretation_confidence,
-            "notes": list(self.notes),
-            "factual": self.factual,
-            "source": self.source,
-            "evidence": None if self.evidence is None else self.evidence.as_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AssertionDraft:
-        """Rebuild from `as_dict` output (the form kept in the journal)."""
-        ev = data.get("evidence")
-        evidence = None if ev is None else EvidenceSpec(**{k: ev[k] for k in EVIDENCE_FIELDS})
-        values = {k: data[k] for k in ASSERTION_FIELDS if k not in ("notes", "evidence")}
-        return cls(**values, notes=tuple(data["notes"]), evidence=evidence)
-
-
-ASSERTION_FIELDS: Final = tuple(AssertionDraft.__dataclass_fields__)
-EVIDENCE_FIELDS: Final = tuple(EvidenceSpec.__dataclass_fields__)
 
 
 @dataclass
@@ -157,25 +79,19 @@ _INDIRECT: Final = re.compile(
 _ACCORDING: Final = re.compile(rf"^(?i:according\s+to)\s+(?P<who>{_DETERMINED}|{_NAME})\s*,\s*(?P<inner>.+)$")
 _DISCOURSE: Final = re.compile(r"^(?P<marker>[A-Za-z]+)\s*,\s*(?P<rest>.+)$")
 _END_MARKS: Final = " .!?;:"
-_LEAD_CACHE: dict[str, re.Pattern[str]] = {}
-_TAIL_CACHE: dict[str, re.Pattern[str]] = {}
-
-
+@functools.cache
 def _lead(phrase: str) -> re.Pattern[str]:
-    if phrase not in _LEAD_CACHE:
-        words = r"[\s,]+".join(re.escape(w) for w in phrase.split())
-        _LEAD_CACHE[phrase] = re.compile(rf"^[\s,]*{words}(?![\w'])[\s,:;.!-]*", re.IGNORECASE)
-    return _LEAD_CACHE[phrase]
+    words = r"[\s,]+".join(re.escape(w) for w in phrase.split())
+    return re.compile(rf"^[\s,]*{words}(?![\w'])[\s,:;.!-]*", re.IGNORECASE)
 
 
+@functools.cache
 def _tail(phrase: str) -> re.Pattern[str]:
-    if phrase not in _TAIL_CACHE:
-        words = r"[\s,]+".join(re.escape(w) for w in phrase.split())
-        # A closing marker must be set off by punctuation ("…, yeah right", "… not!"), never
-        # simply end the sentence ("it is not").
-        sep = r"\s*" if phrase.startswith("/") else r"(?:[,.…-]+\s*|\s+(?=\S+!))"
-        _TAIL_CACHE[phrase] = re.compile(rf"{sep}(?<![\w']){words}\W*$", re.IGNORECASE)
-    return _TAIL_CACHE[phrase]
+    words = r"[\s,]+".join(re.escape(w) for w in phrase.split())
+    # A closing marker must be set off by punctuation ("…, yeah right", "… not!"), never simply
+    # end the sentence ("it is not").
+    sep = r"\s*" if phrase.startswith("/") else r"(?:[,.…-]+\s*|\s+(?=\S+!))"
+    return re.compile(rf"{sep}(?<![\w']){words}\W*$", re.IGNORECASE)
 
 
 def strip_lead(body: str, phrase: str) -> str | None:

@@ -24,13 +24,8 @@ from graph_service.domain import Applied, Draft
 from graph_service.errors import UserError
 from graph_service.journal.chain import MAX_PAYLOAD_BYTES, Entry, canonical_json
 from graph_service.projection import Projection
-from graph_service.statements.interpret import (
-    ASSERTION_FIELDS,
-    AssertionDraft,
-    extra_claim_texts,
-    interpret,
-    is_conversational,
-)
+from graph_service.statements.assertion import ASSERTION_FIELDS, AssertionDraft
+from graph_service.statements.interpret import extra_claim_texts, interpret, is_conversational
 from graph_service.statements.lexicon import INTERPRETER_VERSION
 from graph_service.stream.rows import check_name, check_tick, observation_id
 from graph_service.stream.state import StreamState
