@@ -79,6 +79,8 @@ _INDIRECT: Final = re.compile(
 _ACCORDING: Final = re.compile(rf"^(?i:according\s+to)\s+(?P<who>{_DETERMINED}|{_NAME})\s*,\s*(?P<inner>.+)$")
 _DISCOURSE: Final = re.compile(r"^(?P<marker>[A-Za-z]+)\s*,\s*(?P<rest>.+)$")
 _END_MARKS: Final = " .!?;:"
+
+
 @functools.cache
 def _lead(phrase: str) -> re.Pattern[str]:
     words = r"[\s,]+".join(re.escape(w) for w in phrase.split())
