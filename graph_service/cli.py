@@ -24,10 +24,11 @@ def _verify(settings: Settings) -> int:
 
     service = Service.open(settings)
     try:
-        report = service.journal.verify()
+        report = service.verify()
     finally:
         service.close()
-    print(json.dumps(report.__dict__))
+    print(json.dumps({"ok": report.ok, **report.chain.__dict__, "projection_ok": report.projection_ok,
+                      "fingerprint": report.replay_fingerprint}))
     return 0 if report.ok else 1
 
 

@@ -91,13 +91,15 @@ class Head:
     projected: int = strawberry.field(description="The last position applied to the graph.")
 
 
-@strawberry.type(description="Whether the stored journal is whole; if not, the first bad position.")
+@strawberry.type(description="Whether the stored journal is whole and the graph equals its replay.")
 class Verification:
     ok: bool
     checked: int
     head_seq: int
-    first_bad: int | None
+    first_bad: int | None = strawberry.field(description="The first broken journal position, if any.")
     reason: str | None
+    projection_ok: bool = strawberry.field(description="The graph's statuses equal a pure replay's.")
+    fingerprint: str | None = strawberry.field(description="What a pure replay of the journal believes.")
 
 
 @strawberry.type
@@ -127,8 +129,12 @@ class JournalQuery:
 
     @strawberry.field(description="Re-read and check the whole stored journal.")
     def verify(self, info: strawberry.Info[Any, Any]) -> Verification:
-        r = service_of(info).journal.verify()
-        return Verification(ok=r.ok, checked=r.checked, head_seq=r.head_seq, first_bad=r.first_bad, reason=r.reason)
+        report = service_of(info).verify()
+        chain = report.chain
+        return Verification(ok=report.ok, checked=chain.checked, head_seq=chain.head_seq, first_bad=chain.first_bad,
+                            reason=chain.reason if not chain.ok else None if report.projection_ok else
+                            "the graph's statuses differ from a replay of the journal",
+                            projection_ok=report.projection_ok, fingerprint=report.replay_fingerprint)
 
 
 @strawberry.type

@@ -1,0 +1,89 @@
+"""The whole store's state: every pure domain, and what one domain's entry does to another.
+
+Pure (no I/O). One journal entry is applied by the domain that owns its operation; the effects
+that cross domains are applied within the same entry, so replaying the journal always gives the
+same state: an item that becomes retracted is a root gone for the belief layer, what someone said
+becomes evidence, an observation marked inaccurate is flagged on its node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+from graph_service.beliefs.state import BeliefState
+from graph_service.domain import Applied
+from graph_service.journal.chain import Entry
+from graph_service.journal.notes import NoteDomain
+from graph_service.knowledge.state import KnowledgeState
+from graph_service.questions import QuestionState
+from graph_service.statements import StatementState
+from graph_service.stream.state import StreamState
+
+RETRACTED = "retracted"
+
+
+class StoreState:
+    """All domains, fed entries in journal order."""
+
+    def __init__(self) -> None:
+        self.notes = NoteDomain()
+        self.knowledge = KnowledgeState()
+        self.beliefs = BeliefState()
+        self.stream = StreamState()
+        self.statements = StatementState(self.stream)
+        self.questions = QuestionState()
+        self.position = 0
+        self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
+
+    def handles(self, op: str) -> bool:
+        return any(d.handles(op) for d in self._domains)
+
+    def apply(self, entry: Entry) -> Applied:
+        """Apply one entry with its cross-domain effects; deterministic in the journal prefix."""
+        self.position = entry.seq
+        for domain in self._domains:
+            if domain.handles(entry.op):
+                applied = domain.apply(entry)
+                break
+        else:
+            raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
+        if domain is self.knowledge:
+            self._items_gone(entry, applied)
+        return applied
+
+    def _items_gone(self, entry: Entry, applied: Applied) -> None:
+        """Evidence resting on an item that became retracted is retracted with it (SPEC 3.4)."""
+        changes = applied.result if isinstance(applied.result, dict) else {}
+        gone = sorted(i for i, change in changes.items() if _became(change, RETRACTED))
+        if gone:
+            applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
+
+    def fingerprint(self) -> str:
+        """What the store believes: the knowledge fingerprint and the belief fingerprint, combined."""
+        return combined_fingerprint(self.knowledge.fingerprint(), self.beliefs_fingerprint())
+
+    def beliefs_fingerprint(self) -> str:
+        from graph_service.beliefs.fingerprint import fingerprint_of
+
+        return fingerprint_of(self.beliefs.fingerprint_rows())
+
+
+def _became(change: Any, status: str) -> bool:
+    if isinstance(change, (list, tuple)) and len(change) == 2:
+        return change[1] == status and change[0] != status
+    return False
+
+
+def combined_fingerprint(knowledge: str, beliefs: str) -> str:
+    """One hash over the two parts' fingerprints."""
+    return hashlib.sha256(f"knowledge:{knowledge}\nbeliefs:{beliefs}".encode()).hexdigest()
+
+
+def replay(entries: Iterable[Entry]) -> StoreState:
+    """The state a journal gives, applied from nothing (the reference the projection is checked against)."""
+    state = StoreState()
+    for entry in entries:
+        state.apply(entry)
+    return state
