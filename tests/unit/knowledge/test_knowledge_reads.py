@@ -81,7 +81,7 @@ def test_fingerprint_is_computable_from_item_rows_and_covers_the_listed_fields()
     assert j.state.items[a].props["valid_since"] == 10
     changed = [dict(r, status="hypothesis") if r["id"] == a else r for r in rows]
     assert fingerprint_of(changed) != j.state.fingerprint()
-    placeholder = rows + [{"id": "k-bare"}]  # an edge end created without properties is not an item
+    placeholder = [*rows, {"id": "k-bare"}]  # an edge end created without properties is not an item
     assert fingerprint_of(placeholder) == j.state.fingerprint()
 
 
