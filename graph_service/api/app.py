@@ -13,6 +13,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
 
+from graph_service.api.access import BearerAuth, TokenTable, role_of
+from graph_service.api.limits import BodySizeLimit
 from graph_service.api.schema import build_schema
 from graph_service.config import Settings
 from graph_service.service import Service
@@ -28,7 +30,8 @@ class ServiceGraphQL(GraphQL):
         self._holder = service_holder
 
     async def get_context(self, request: Any, response: Any = None) -> dict[str, Any]:
-        return {"service": self._holder["service"], "request": request, "response": response}
+        return {"service": self._holder["service"], "request": request, "response": response,
+                "role": role_of(request)}
 
 
 def create_app(settings: Settings | None = None, service: Service | None = None) -> Starlette:
@@ -76,4 +79,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(BodySizeLimit)  # inner: only requests that passed the gate are read
+    app.add_middleware(BearerAuth, tokens=TokenTable.load(settings))
+    return app

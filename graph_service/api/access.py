@@ -1,0 +1,278 @@
+"""Who may do what: bearer tokens carry a role, and each root field needs a minimum role.
+
+Tokens come from a JSON object `{token: role}` in the file named by GRAPH_SERVICE_TOKENS and/or
+inline in GRAPH_SERVICE_TOKENS_JSON. With neither set the service runs open: every request is
+admin, and a warning says so at start-up.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    ValidationContext,
+    ValidationRule,
+)
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
+
+from graph_service.config import Settings
+
+log = logging.getLogger(__name__)
+
+TOKENS_JSON_ENV = "GRAPH_SERVICE_TOKENS_JSON"
+PROTECTED_PATHS = frozenset({"/graphql"})
+ROLE_SCOPE_KEY = "graph_service.role"
+
+
+class Role(enum.IntEnum):
+    """Ordered: each role may do everything the roles below it may."""
+
+    READER = 1
+    WRITER = 2
+    OPERATOR = 3
+    ADMIN = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, value: object) -> Role:
+        """The role a configuration names; ValueError for anything else (including no role at all)."""
+        if isinstance(value, str) and value.strip().upper() in cls.__members__:
+            return cls[value.strip().upper()]
+        raise ValueError(f"{value!r} is not a role; expected one of {', '.join(r.label for r in cls)}")
+
+
+# --- the policy ---------------------------------------------------------------------------------
+
+DEFAULT_ROLE: Mapping[OperationType, Role] = {
+    OperationType.QUERY: Role.READER,
+    OperationType.SUBSCRIPTION: Role.READER,
+    OperationType.MUTATION: Role.WRITER,
+}
+
+# Root fields that need more than their operation's default. The table only ever raises the bar.
+FIELD_ROLES: Mapping[str, Role] = {
+    "correctBelief": Role.OPERATOR,
+    "markInaccurate": Role.OPERATOR,
+    "doNotInfer": Role.OPERATOR,
+    "sameEntity": Role.OPERATOR,
+    "differentEntity": Role.OPERATOR,
+    "resolve": Role.OPERATOR,
+    "resolveDispute": Role.OPERATOR,
+    "answerQuestion": Role.OPERATOR,
+    "rebuild": Role.ADMIN,
+    "export": Role.ADMIN,
+}
+
+
+def required_role(operation_type: OperationType | str, field_name: str) -> Role:
+    """The least role that may select `field_name` at the root of an operation of this type."""
+    default = DEFAULT_ROLE[OperationType(operation_type)]
+    return max(default, FIELD_ROLES.get(field_name, Role.READER))
+
+
+# --- tokens -------------------------------------------------------------------------------------
+
+
+def _digest(token: str) -> bytes:
+    # Tokens are held and looked up by digest, so the table never holds them and lookup time
+    # does not depend on how much of a guess matches a real token.
+    return hashlib.sha256(token.encode()).digest()
+
+
+@dataclass(frozen=True)
+class TokenTable:
+    """Token digests to roles; empty means the service runs open."""
+
+    roles: Mapping[bytes, Role]
+
+    @property
+    def open(self) -> bool:
+        return not self.roles
+
+    def role_for(self, authorization: str | None) -> Role | None:
+        """The role an `Authorization` header grants: admin when open, None when refused."""
+        if self.open:
+            return Role.ADMIN
+        if not authorization:
+            return None
+        scheme, _, token = authorization.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return None
+        return self.roles.get(_digest(token))
+
+    @classmethod
+    def parse(cls, text: str, source: str) -> dict[bytes, Role]:
+        """Digests and roles from one JSON source; ValueError naming the source (never a token)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{source}: expected a JSON object mapping token to role")
+        roles: dict[bytes, Role] = {}
+        for position, (token, role) in enumerate(data.items(), start=1):
+            if not token.strip():
+                raise ValueError(f"{source}: entry {position} has an empty token")
+            try:
+                roles[_digest(token.strip())] = Role.parse(role)
+            except ValueError as exc:
+                raise ValueError(f"{source}: entry {position}: {exc}") from None
+        if not roles:
+            raise ValueError(f"{source}: names no tokens; unset it to run the service open")
+        return roles
+
+    @classmethod
+    def load(cls, settings: Settings, environ: Mapping[str, str] | None = None) -> TokenTable:
+        """The tokens from the file in `settings.tokens_file` and from GRAPH_SERVICE_TOKENS_JSON.
+
+        Fails at start-up on anything malformed: a mistyped role must not become an open service.
+        """
+        environ = os.environ if environ is None else environ
+        roles: dict[bytes, Role] = {}
+        sources: list[tuple[str, str]] = []
+        if settings.tokens_file is not None:
+            path = Path(settings.tokens_file)
+            try:
+                sources.append((path.read_text(encoding="utf-8"), f"GRAPH_SERVICE_TOKENS file {path}"))
+            except OSError as exc:
+                raise ValueError(f"GRAPH_SERVICE_TOKENS file {path}: cannot read it ({exc.strerror})") from None
+        inline = environ.get(TOKENS_JSON_ENV)
+        if inline is not None and inline.strip():
+            sources.append((inline, TOKENS_JSON_ENV))
+        for text, source in sources:
+            for digest, role in cls.parse(text, source).items():
+                if roles.setdefault(digest, role) != role:
+                    raise ValueError(f"{source}: a token is given two different roles")
+        return cls(roles)
+
+
+# --- the HTTP and websocket gate ----------------------------------------------------------------
+
+
+def role_of(request: Any) -> Role | None:
+    """The role the gate admitted this request (or websocket) with; None if it did not pass the gate."""
+    return request.scope.get(ROLE_SCOPE_KEY)
+
+
+def _authorization(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"authorization":
+            return value.decode("latin-1")
+    return None
+
+
+class BearerAuth:
+    """ASGI middleware: requests to the GraphQL endpoint need a valid bearer token (unless open).
+
+    A refused HTTP request or websocket handshake gets 401 with a JSON body and nothing runs.
+    """
+
+    def __init__(self, app: ASGIApp, *, tokens: TokenTable, paths: frozenset[str] = PROTECTED_PATHS) -> None:
+        self.app = app
+        self.tokens = tokens
+        self.paths = paths
+        if tokens.open:
+            log.warning("no API tokens configured (GRAPH_SERVICE_TOKENS, %s): the API is open, "
+                        "every request acts as admin", TOKENS_JSON_ENV)
+        else:
+            log.info("API tokens configured: %d", len(tokens.roles))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or scope["path"] not in self.paths:
+            await self.app(scope, receive, send)
+            return
+        role = self.tokens.role_for(_authorization(scope))
+        if role is None:
+            await self._refuse(scope, receive, send)
+            return
+        scope[ROLE_SCOPE_KEY] = role
+        await self.app(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = {"errors": [{"message": "A valid bearer token is required (Authorization: Bearer <token>).",
+                            "extensions": {"code": "UNAUTHENTICATED"}}]}
+        response = JSONResponse(body, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        if scope["type"] == "websocket" and "websocket.http.response" not in scope.get("extensions", {}):
+            # A server that cannot send an HTTP denial gets a close before accept (HTTP 403 on the wire).
+            await receive()
+            await send({"type": "websocket.close", "code": 1008, "reason": "unauthenticated"})
+            return
+        await response(scope, receive, send)
+
+
+# --- the field policy, enforced before execution ------------------------------------------------
+
+
+def _root_fields(selection_set: SelectionSetNode, fragments: Mapping[str, FragmentDefinitionNode],
+                 seen: frozenset[str] = frozenset()) -> Iterator[str]:
+    # Root field names as the executor will see them: aliases ignored, fragments followed.
+    for selection in selection_set.selections:
+        if isinstance(selection, FieldNode):
+            yield selection.name.value
+        elif isinstance(selection, InlineFragmentNode):
+            yield from _root_fields(selection.selection_set, fragments, seen)
+        elif isinstance(selection, FragmentSpreadNode):
+            name = selection.name.value
+            fragment = fragments.get(name)
+            if fragment is not None and name not in seen:
+                yield from _root_fields(fragment.selection_set, fragments, seen | {name})
+
+
+def forbidden_error(field: str, needed: Role, role: Role | None) -> GraphQLError:
+    held = f"the request's role is {role.label}" if role is not None else "the request carries no role"
+    return GraphQLError(f"Field '{field}' needs the {needed.label} role; {held}.",
+                        extensions={"code": "FORBIDDEN", "field": field, "requiredRole": needed.label})
+
+
+class AccessControl(SchemaExtension):
+    """Refuses, during validation and so before any resolver runs, an operation whose root selects a
+    field the request's role may not use. The role is `context["role"]`; none at all is refused."""
+
+    def on_operation(self) -> Iterator[None]:
+        execution_context = self.execution_context
+        context = execution_context.context
+        role = context.get("role") if isinstance(context, Mapping) else getattr(context, "role", None)
+
+        class FieldAccessRule(ValidationRule):
+            def __init__(self, validation_context: ValidationContext) -> None:
+                super().__init__(validation_context)
+                document = validation_context.document
+                fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+                # The operation the executor will run: the one named, else every one (the executor
+                # itself refuses an unnamed choice among several).
+                name = execution_context.operation_name
+                operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)
+                              and (name is None or (d.name is not None and d.name.value == name))]
+                refused: set[str] = set()
+                for operation in operations:
+                    operation_type = OperationType(operation.operation.value)
+                    for field in _root_fields(operation.selection_set, fragments):
+                        needed = required_role(operation_type, field)
+                        if (role is None or role < needed) and field not in refused:
+                            refused.add(field)
+                            validation_context.report_error(forbidden_error(field, needed, role))
+
+        execution_context.validation_rules = (*execution_context.validation_rules, FieldAccessRule)
+        yield
