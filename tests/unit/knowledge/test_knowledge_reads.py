@@ -135,3 +135,15 @@ def test_upstream_and_component() -> None:
     assert j.state.dependents([root]) == {mid: 1, top: 2}
     assert j.state.component([root]) == {root, mid, top, rival, rival_base}
     assert j.state.component([island]) == {island}
+
+
+def test_a_write_re_evaluates_only_its_component() -> None:
+    j = Journal()
+    for n in range(300):
+        j.fact(f"bulk{n}", "is", n)
+    root = j.fact("r", "is", 1)
+    child = j.fact("c", "is", 1, derived_from=[root])
+    assert {n.id for n in j.last.projection.nodes if n.label == "Item"} == {child}
+    assert j.state.component([root]) == {root, child}
+    j.retract(root)
+    assert {n.id for n in j.last.projection.nodes if n.label == "Item"} == {root, child}
