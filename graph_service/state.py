@@ -16,6 +16,7 @@ from graph_service.beliefs.state import BeliefState
 from graph_service.domain import Applied
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
+from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions import QuestionState
 from graph_service.statements import StatementState
@@ -56,6 +57,8 @@ class StoreState:
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted is retracted with it (SPEC 3.4)."""
         changes = applied.result if isinstance(applied.result, dict) else {}
+        if isinstance(changes.get("changes"), dict):  # add and tick report their changes nested
+            changes = changes["changes"]
         gone = sorted(i for i, change in changes.items() if _became(change, RETRACTED))
         if gone:
             applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
@@ -81,9 +84,20 @@ def combined_fingerprint(knowledge: str, beliefs: str) -> str:
     return hashlib.sha256(f"knowledge:{knowledge}\nbeliefs:{beliefs}".encode()).hexdigest()
 
 
-def replay(entries: Iterable[Entry]) -> StoreState:
-    """The state a journal gives, applied from nothing (the reference the projection is checked against)."""
+def replay(entries: Iterable[Entry], upto: int | None = None, skip: Iterable[str] = ()) -> StoreState:
+    """The state a journal gives, applied from nothing (the reference the projection is checked against).
+
+    `upto`: only the entries up to that position; `skip`: item ids whose own knowledge entries are
+    left out, as if never written (see graph_service.knowledge.replay.rebuild).
+    """
+    skipped = frozenset(skip)
     state = StoreState()
     for entry in entries:
+        if upto is not None and entry.seq > upto:
+            break
+        if skipped and state.knowledge.handles(entry.op) and subject_of(entry) in skipped:
+            state.knowledge.advance(entry.seq)
+            state.position = entry.seq
+            continue
         state.apply(entry)
     return state

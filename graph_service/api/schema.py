@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.extensions.disable_introspection import DisableIntrospection
+from strawberry.types import ExecutionContext
+from strawberry.utils.logging import StrawberryLogger
 
 from graph_service.api.access import AccessControl
 from graph_service.api.errors import should_mask_error
 from graph_service.api.journal_types import JournalMutation, JournalQuery
+from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
 from graph_service.api.subscription import JournalSubscription
+from graph_service.errors import UserError
 
 MAX_DEPTH = 12
 MAX_ALIASES = 30
@@ -17,18 +22,28 @@ MAX_TOKENS = 2_000
 
 
 @strawberry.type
-class Query(JournalQuery):
+class Query(JournalQuery, KnowledgeQuery):
     pass
 
 
 @strawberry.type
-class Mutation(JournalMutation):
+class Mutation(JournalMutation, KnowledgeMutation):
     pass
 
 
 @strawberry.type
 class Subscription(JournalSubscription):
     pass
+
+
+class ServiceSchema(strawberry.Schema):
+    """Logs only unexpected errors: a client's bad input is answered, not a server fault to log."""
+
+    def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
+        for error in errors:
+            if error.original_error is None or isinstance(error.original_error, (UserError, GraphQLError)):
+                continue
+            StrawberryLogger.error(error, execution_context)
 
 
 def build_schema(*, introspection: bool = True) -> strawberry.Schema:
@@ -42,7 +57,7 @@ def build_schema(*, introspection: bool = True) -> strawberry.Schema:
     ]
     if not introspection:
         extensions.append(DisableIntrospection)
-    return strawberry.Schema(query=Query, mutation=Mutation, subscription=Subscription, extensions=extensions)
+    return ServiceSchema(query=Query, mutation=Mutation, subscription=Subscription, extensions=extensions)
 
 
 schema = build_schema()

@@ -1,0 +1,382 @@
+"""GraphQL for the knowledge store: items, walks, disputes, flags, snapshots, and a mutation per write."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from graph_service.api.context import service_of
+from graph_service.api.errors import user_errors
+from graph_service.api.journal_types import DEFAULT_PAGE, MAX_PAGE
+from graph_service.errors import NotFound, UserError
+from graph_service.knowledge import planning
+from graph_service.knowledge.queries import FIND_FILTERS
+from graph_service.service import Service
+from graph_service.state import StoreState, replay
+from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, walk
+
+MAX_WALK_START = 100
+
+
+@strawberry.type(description="A knowledge item: a fact, rule, skill, action or episode, with its state.")
+class Item:
+    id: str
+    kind: str
+    s: str | None
+    r: str | None
+    o: JSON | None
+    body: JSON
+    scope: JSON
+    key: str | None
+    summary: str
+    source: str
+    by: str
+    status: str = strawberry.field(description="active, hypothesis, disputed, refuted, expired or retracted.")
+    rank: int
+    support: list[str] = strawberry.field(description="The journal positions of the live assertions it rests on.")
+    valid_since: JSON | None
+    valid_until: JSON | None
+    learned_at: int
+    confirmed_at: int | None
+    premises: list[str]
+    promoted: bool
+    held_why: str | None
+    reconfirm_after: int | None
+    expires_at: int | None
+    stale: bool = strawberry.field(description="Pending flags or the clock ask for re-confirmation.")
+    stale_reasons: list[str]
+    why: str
+    uses: int
+    wrong_uses: int
+
+    @classmethod
+    def of(cls, props: dict[str, Any], stale_reasons: list[str]) -> Item:
+        def parsed(name: str) -> Any:
+            return json.loads(props[name]) if isinstance(props.get(name), str) else props.get(name)
+
+        return cls(
+            id=props["id"], kind=props["kind"], s=props.get("s"), r=props.get("r"), o=props.get("o"),
+            body=parsed("body"), scope=parsed("scope"), key=props.get("key"), summary=props.get("summary", ""),
+            source=props["source"], by=props["by"], status=props["status"], rank=props["rank"],
+            support=[str(s) for s in props.get("support") or []], valid_since=props.get("valid_since"),
+            valid_until=props.get("valid_until"), learned_at=props["learned_at"],
+            confirmed_at=props.get("confirmed_at"), premises=list(props.get("premises") or []),
+            promoted=bool(props.get("promoted")), held_why=props.get("held_why"),
+            reconfirm_after=props.get("reconfirm_after"), expires_at=props.get("expires_at"),
+            stale=bool(stale_reasons), stale_reasons=stale_reasons, why=props.get("why") or "",
+            uses=props.get("uses") or 0, wrong_uses=props.get("wrong_uses") or 0,
+        )
+
+
+@strawberry.type
+class ItemEdge:
+    cursor: str
+    node: Item
+
+
+@strawberry.type
+class ItemConnection:
+    edges: list[ItemEdge]
+    has_next_page: bool
+    end_cursor: str | None
+    total_count: int
+
+
+@strawberry.type(description="A node a walk reached: its depth and the node and edge it was reached through.")
+class WalkStep:
+    id: str
+    depth: int
+    via: str
+    edge: str
+    item: Item | None
+
+
+@strawberry.type(description="An item whose status changed, before and after.")
+class StatusChange:
+    id: str
+    before: str
+    after: str
+
+
+@strawberry.type(description="What adding an item did: admitted (present, promoted or held) or refused, and why.")
+class AddOutcome:
+    id: str | None
+    status: str
+    admission: str
+    why: str | None
+    seq: int
+    changes: list[StatusChange]
+
+
+@strawberry.type
+class WriteOutcome:
+    seq: int = strawberry.field(description="The journal position of the write.")
+    changes: list[StatusChange]
+    id: str | None = None
+
+
+@strawberry.type(description="What the store believes, as hashes: the whole, and its knowledge and belief parts.")
+class Fingerprints:
+    store: str
+    knowledge: str = strawberry.field(description="Every present item with status, rank, support and time range.")
+    beliefs: str = strawberry.field(description="Every belief with status and confidence rounded to 1e-9.")
+    position: int = strawberry.field(description="The journal position this state is at.")
+
+    @classmethod
+    def of(cls, state: StoreState) -> Fingerprints:
+        return cls(store=state.fingerprint(), knowledge=state.knowledge.fingerprint(),
+                   beliefs=state.beliefs_fingerprint(), position=state.position)
+
+
+@strawberry.input(description="A proposed item.")
+class ItemInput:
+    kind: str
+    body: JSON
+    source: str
+    scope: JSON | None = None
+    derived_from: list[str] | None = None
+    supersedes: str | None = None
+    reconfirm_after: int | None = None
+    valid: list[JSON] | None = None
+    level: str | None = None
+    of: str | None = None
+    evidence: JSON | None = None
+
+
+@strawberry.input(description="Item filters; every one given must match.")
+class ItemFilter:
+    ids: list[str] | None = None
+    kind: list[str] | None = None
+    status: list[str] | None = None
+    source: str | None = None
+    by: str | None = None
+    s: str | None = None
+    r: str | None = None
+    key: str | None = None
+    scope: JSON | None = None
+    stale: bool | None = None
+
+
+def _changes(raw: Any) -> list[StatusChange]:
+    changes = raw.get("changes", raw) if isinstance(raw, dict) else {}
+    return [StatusChange(id=i, before=c[0], after=c[1]) for i, c in sorted(changes.items())
+            if isinstance(c, (list, tuple))]
+
+
+def _item(service: Service, props: dict[str, Any]) -> Item:
+    return Item.of(props, service.state.knowledge.stale_reasons(props["id"]))
+
+
+def _props(service: Service, item_id: str) -> dict[str, Any]:
+    rec = service.state.knowledge.items.get(item_id)
+    if rec is None:
+        raise NotFound(f"no item {item_id!r} in the store", field="id")
+    return rec.materialise()
+
+
+def _start(ids: list[str]) -> list[str]:
+    if not ids or len(ids) > MAX_WALK_START:
+        raise UserError(f"ids must name 1 to {MAX_WALK_START} items", field="ids")
+    return ids
+
+
+def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any) -> list[WalkStep]:
+    service = service_of(info)
+    service.journal.catch_up()
+    for item_id in _start(ids):
+        _props(service, item_id)
+    knowledge = service.state.knowledge.items
+    return [WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step,
+                     item=_item(service, knowledge[r.id].materialise()) if r.id in knowledge else None)
+            for r in walk(service.graph, ids, steps)]
+
+
+def _write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> Any:
+    service = service_of(info)
+    return service.journal.write(by, lambda: plan(service.state.knowledge))
+
+
+@strawberry.type
+class KnowledgeQuery:
+    @strawberry.field(description="One item by id.")
+    @user_errors
+    def item(self, info: strawberry.Info[Any, Any], id: str) -> Item:
+        service = service_of(info)
+        service.journal.catch_up()
+        return _item(service, _props(service, id))
+
+    @strawberry.field(description="Items matching a filter, by id, a page at a time (first ≤ 500).")
+    @user_errors
+    def items(self, info: strawberry.Info[Any, Any], filter: ItemFilter | None = None,
+              first: int | None = None, after: str | None = None) -> ItemConnection:
+        size = DEFAULT_PAGE if first is None else first
+        if size < 1 or size > MAX_PAGE:
+            raise UserError(f"first must be between 1 and {MAX_PAGE}, got {size}", field="first")
+        service = service_of(info)
+        service.journal.catch_up()
+        given = {k: v for k, v in strawberry.asdict(filter).items() if v is not None} if filter else {}
+        assert set(given) <= set(FIND_FILTERS)
+        found = [r for r in service.state.knowledge.find(**given) if after is None or r["id"] > after]
+        page = found[:size]
+        return ItemConnection(edges=[ItemEdge(cursor=r["id"], node=_item(service, r)) for r in page],
+                              has_next_page=len(found) > size, end_cursor=page[-1]["id"] if page else None,
+                              total_count=len(found))
+
+    @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
+    @user_errors
+    def upstream(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_UPSTREAM)
+
+    @strawberry.field(description="What falls if the items go: everything derived from them, transitively.")
+    @user_errors
+    def dependents(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_DEPENDENTS)
+
+    @strawberry.field(description="The connected component: premise edges both ways and shared keys.")
+    @user_errors
+    def component(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_COMPONENT)
+
+    @strawberry.field(description="What a decision would be given now (nothing is recorded).")
+    @user_errors
+    def snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None, relation: str | None = None,
+                 scope: JSON | None = None, kinds: list[str] | None = None) -> JSON:
+        service = service_of(info)
+        service.journal.catch_up()
+        planning.plan_snapshot(service.state.knowledge, about, relation, scope, kinds)  # validates only
+        return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=kinds)
+
+    @strawberry.field(description="The open disputes, one question each.")
+    def disputes(self, info: strawberry.Info[Any, Any]) -> JSON:
+        service = service_of(info)
+        service.journal.catch_up()
+        return service.state.knowledge.disputes()
+
+    @strawberry.field(description="Every flag with the items it covers and whether it is pending.")
+    def flags(self, info: strawberry.Info[Any, Any], pending: bool | None = None) -> JSON:
+        service = service_of(info)
+        service.journal.catch_up()
+        flags = service.state.knowledge.flags.values()
+        return [dict(f.props(), covers=sorted(f.covers)) for f in flags if pending is None or f.pending == pending]
+
+    @strawberry.field(description="Must this item be re-confirmed? Read from pending flags and the clock.")
+    @user_errors
+    def stale(self, info: strawberry.Info[Any, Any], id: str) -> list[str]:
+        service = service_of(info)
+        service.journal.catch_up()
+        _props(service, id)
+        return service.state.knowledge.stale_reasons(id)
+
+    @strawberry.field(description="What was learned and from whom; refuted, retracted, expired, disputed, flagged.")
+    def report(self, info: strawberry.Info[Any, Any]) -> JSON:
+        service = service_of(info)
+        service.journal.catch_up()
+        return service.state.knowledge.report()
+
+    @strawberry.field(description="Hashes of what the store believes (items and beliefs).")
+    def fingerprint(self, info: strawberry.Info[Any, Any]) -> Fingerprints:
+        service = service_of(info)
+        service.journal.catch_up()
+        return Fingerprints.of(service.state)
+
+    @strawberry.field(description="The fingerprints of the store rebuilt from its journal: as it was at entry "
+                                  "`upto`, or as if the `skip` items' own entries had never been written.")
+    @user_errors
+    def rebuild(self, info: strawberry.Info[Any, Any], upto: int | None = None,
+                skip: list[str] | None = None) -> Fingerprints:
+        if upto is not None and upto < 0:
+            raise UserError("upto must not be negative", field="upto")
+        service = service_of(info)
+        service.journal.catch_up()
+        return Fingerprints.of(replay(service.journal.entries_after(0), upto=upto, skip=skip or ()))
+
+
+@strawberry.type
+class KnowledgeMutation:
+    @strawberry.mutation(description="Propose an item; refused proposals are journalled with why.")
+    @user_errors
+    def add_item(self, info: strawberry.Info[Any, Any], item: ItemInput, by: str = "anonymous") -> AddOutcome:
+        raw = {k: v for k, v in strawberry.asdict(item).items() if v is not None}
+        done = _write(info, by, lambda k: planning.plan_add(k, raw, by=by))
+        r = done.result
+        return AddOutcome(id=r["id"], status=r["status"], admission=r["admission"], why=r.get("why"),
+                          seq=done.entry.seq, changes=_changes(r.get("changes") or {}))
+
+    @strawberry.mutation(description="A held rule, skill or action passed its gates, or a person promotes it.")
+    @user_errors
+    def promote_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
+                     by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_promote(k, id, why))
+        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+    @strawberry.mutation(description="Take an item back with everything derived from it; returns every change.")
+    @user_errors
+    def retract_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
+                     by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_retract(k, id, why))
+        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+    @strawberry.mutation(description="Undo an update: the previous version returns (a hint while a flag is pending).")
+    @user_errors
+    def rollback_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
+                      by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_rollback(k, id, why))
+        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+    @strawberry.mutation(description="The producer no longer stands behind the item: it expires.")
+    @user_errors
+    def retire_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
+                    by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_retire(k, id, why))
+        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+    @strawberry.mutation(description="Ask for one item's re-confirmation (a flag on it alone).")
+    @user_errors
+    def reconfirm_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
+                       by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_reconfirm(k, id, why))
+        return WriteOutcome(seq=done.entry.seq, changes=[], id=done.result)
+
+    @strawberry.mutation(description="A drift / open-set flag over a scope pattern, item ids or a key.")
+    @user_errors
+    def raise_flag(self, info: strawberry.Info[Any, Any], why: str, scope: JSON | None = None,
+                   ids: list[str] | None = None, key: str | None = None, by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_flag(k, why=why, scope=scope, ids=ids, key=key))
+        return WriteOutcome(seq=done.entry.seq, changes=[], id=done.result)
+
+    @strawberry.mutation(description="End a pending flag: its items are facts again if nothing else holds them.")
+    @user_errors
+    def end_flag(self, info: strawberry.Info[Any, Any], flag: str, by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_end_flag(k, flag))
+        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+    @strawberry.mutation(description="A person's answer to the open dispute on a key: this value wins.")
+    @user_errors
+    def resolve_dispute(self, info: strawberry.Info[Any, Any], key: str, value: JSON, why: str | None = None,
+                        by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_resolve(k, key, value, why))
+        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+    @strawberry.mutation(description="Advance the store clock by k units (reconfirm_after counts it).")
+    @user_errors
+    def tick(self, info: strawberry.Info[Any, Any], k: int, by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda s: planning.plan_tick(s, k))
+        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+    @strawberry.mutation(description="Decisions used these items (wrong: and were found wrong).")
+    @user_errors
+    def mark_used(self, info: strawberry.Info[Any, Any], ids: list[str], wrong: bool = False,
+                  by: str = "anonymous") -> WriteOutcome:
+        done = _write(info, by, lambda k: planning.plan_used(k, ids, wrong))
+        return WriteOutcome(seq=done.entry.seq, changes=[])
+
+    @strawberry.mutation(description="Record the snapshot a decision is given (facts, hints, fingerprint, query).")
+    @user_errors
+    def take_snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None,
+                      relation: str | None = None, scope: JSON | None = None, kinds: list[str] | None = None,
+                      by: str = "anonymous") -> JSON:
+        done = _write(info, by, lambda k: planning.plan_snapshot(k, about, relation, scope, kinds))
+        return {**done.result, "seq": done.entry.seq}
