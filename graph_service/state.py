@@ -19,7 +19,7 @@ from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions import QuestionState
-from graph_service.statements import StatementState
+from graph_service.statements import OP_SAY, StatementState, message_observation_id
 from graph_service.stream.state import StreamState
 
 RETRACTED = "retracted"
@@ -36,6 +36,7 @@ class StoreState:
         self.statements = StatementState(self.stream)
         self.questions = QuestionState()
         self.position = 0
+        self._observations: set[str] = set()
         self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
 
     def handles(self, op: str) -> bool:
@@ -52,7 +53,36 @@ class StoreState:
             raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
         if domain is self.knowledge:
             self._items_gone(entry, applied)
+        elif domain is self.stream:
+            self._observations.update(row["id"] for row in (applied.result or {}).get("rows", ()))
+        elif domain is self.statements and entry.op == OP_SAY:
+            self._said(entry, applied)
+        elif domain is self.beliefs and entry.op == "belief.correct":
+            self._marked_inaccurate(entry, applied)
         return applied
+
+    def has_observation(self, observation_id: str) -> bool:
+        """Was an Observation with this id written (a stream row or a message)?"""
+        return observation_id in self._observations
+
+    def _said(self, entry: Entry, applied: Applied) -> None:
+        """A statement's factual assertions become evidence in the same entry (SPEC 3.5)."""
+        self._observations.add(message_observation_id(entry.seq))
+        specs = applied.result if isinstance(applied.result, list) else []
+        if specs:
+            applied.projection.extend(self.beliefs.evidence_from_statement(specs, entry).projection)
+
+    def _marked_inaccurate(self, entry: Entry, applied: Applied) -> None:
+        """An observation an operator marked inaccurate says so on its node (SPEC 3.4, 3.6)."""
+        payload = entry.payload
+        if payload.get("kind") != "inaccurate" or payload.get("root_kind") != "observation":
+            return
+        root = payload.get("root_id")
+        if isinstance(root, str) and root in self._observations:
+            applied.projection.node(
+                "Observation", root, inaccurate=True, inaccurate_seq=entry.seq, inaccurate_by=entry.by,
+                inaccurate_reason=payload.get("reason"),
+            )
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted is retracted with it (SPEC 3.4)."""

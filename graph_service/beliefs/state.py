@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from graph_service.beliefs import corrections, generation
+from graph_service.beliefs import corrections, from_statements, generation
 from graph_service.beliefs.change import Change
 from graph_service.beliefs.confidence import assess
 from graph_service.beliefs.contradiction import (
@@ -107,6 +107,13 @@ class BeliefState:
         marked inaccurate, a belief rejected) within `entry`, and re-evaluate what rested on them."""
         change = Change(entry)
         self.drop_roots(change, root_kind, root_ids, f"{root_kind} gone in entry {entry.seq}")
+        return self._finish(change)
+
+    def evidence_from_statement(self, specs: Iterable[dict[str, Any]], entry: Entry) -> Applied:
+        """Within a `statement.say` entry, turn its evidence specs into evidence rows (SPEC 3.5);
+        each spec dict gains the `belief` and `evidence` ids it became."""
+        change = Change(entry)
+        from_statements.apply_statement_evidence(self, change, specs)
         return self._finish(change)
 
     # ---- queries ---------------------------------------------------------------------------
