@@ -1,7 +1,7 @@
 """What an applied journal entry changes in the graph, as plain data (no driver, no Cypher).
 
 The pure domain cores return a `Projection`; the storage adapter writes it with the single
-statement `cypher/project_entry.cypher`. Labels and relationship types cannot be Cypher
+statement `cypher/project_entries.cypher`. Labels and relationship types cannot be Cypher
 parameters, so that statement has one clause per allowed label and per allowed
 (type, source label, target label); `NODE_LABELS` and `EDGE_KINDS` are that allow-list and
 anything else is refused here, before any query runs.
@@ -130,12 +130,25 @@ class Projection:
         self.nodes.extend(other.nodes)
         self.edges.extend(other.edges)
 
-    def as_params(self) -> dict[str, list[dict[str, Any]]]:
-        """Every allowed label and edge kind as a statement parameter (empty lists where unused)."""
-        params: dict[str, list[dict[str, Any]]] = {node_param(label): [] for label in NODE_LABELS}
-        params.update({edge_param(kind): [] for kind in EDGE_KINDS})
-        for n in self.nodes:
-            params[node_param(n.label)].append({"id": n.id, "props": dict(n.props)})
-        for e in self.edges:
+    def as_params(self, seq: int = 0) -> dict[str, Any]:
+        """This projection alone as `project_entries` parameters (written by entry `seq`)."""
+        return statement_params([(seq, self)])
+
+
+
+def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any]:
+    """The parameters of `project_entries` for consecutive entries' projections, in journal order.
+
+    Every allowed label and edge kind is present (empty lists where unused); each node upsert names
+    the entry that wrote it. Applying them in order within one statement equals applying each in turn.
+    """
+    params: dict[str, Any] = {node_param(label): [] for label in NODE_LABELS}
+    params.update({edge_param(kind): [] for kind in EDGE_KINDS})
+    for seq, projection in projections:
+        for n in projection.nodes:
+            params[node_param(n.label)].append({"id": n.id, "seq": seq, "props": dict(n.props)})
+        for e in projection.edges:
             params[edge_param(e.kind)].append({"src": e.src, "dst": e.dst, "props": dict(e.props)})
-        return params
+    params["first"] = projections[0][0]
+    params["last"] = projections[-1][0]
+    return params

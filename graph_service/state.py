@@ -39,6 +39,10 @@ class StoreState:
         self._observations: set[str] = set()
         self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
 
+    def reset(self) -> None:
+        """Back to the empty state (before a full replay)."""
+        self.__init__()  # type: ignore[misc]
+
     def handles(self, op: str) -> bool:
         return any(d.handles(op) for d in self._domains)
 

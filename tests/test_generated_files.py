@@ -19,6 +19,6 @@ def test_schema_graphql_is_current() -> None:
     assert done.returncode == 0, "schema.graphql is stale: run `make schema`\n" + done.stderr
 
 
-def test_project_entry_cypher_is_current() -> None:
+def test_project_entries_cypher_is_current() -> None:
     done = run_check("tools/gen_project_entry_cypher.py")
     assert done.returncode == 0, done.stderr

@@ -3,7 +3,7 @@
 Design (SPEC 3.3, the write-ahead variant): a write is (1) planned against the in-memory state,
 (2) appended as one `Entry` node by a single atomic statement guarded by the head's hash
 (`append_entry`), then (3) applied to the pure in-memory domains and its graph changes written
-by a single atomic statement guarded by the head's projected position (`project_entry`).
+by a single atomic statement guarded by the head's projected position (`project_entries`).
 Why this design: the in-memory state only ever applies committed entries, in journal order, so a
 writer that loses a race has nothing to undo — it catches up and plans again; and a crash
 between (2) and (3) leaves an entry that the next reader or start-up projects (the projection is
@@ -16,12 +16,12 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graph_service.domain import Applied, Domain, Draft
-from graph_service.errors import UserError
+from graph_service.errors import Conflict, UserError
 from graph_service.journal.chain import (
     GENESIS,
     MAX_PAYLOAD_BYTES,
@@ -31,6 +31,7 @@ from graph_service.journal.chain import (
     seal,
     verify_chain,
 )
+from graph_service.projection import Projection, statement_params
 from graph_service.storage.port import ConstraintViolation, GraphPort
 
 log = logging.getLogger(__name__)
@@ -149,9 +150,7 @@ class Journal:
     def _project(self, seq: int, applied: Applied) -> None:
         # Zero rows: the graph already holds this entry's projection (another writer, or start-up
         # replaying entries projected before), which is the same by construction.
-        params = applied.projection.as_params()
-        params["seq"] = seq
-        self.graph.run("project_entry", params)
+        self.graph.run("project_entries", statement_params([(seq, applied.projection)]))
 
     def write(self, by: str, plan: Callable[[], Draft]) -> WriteResult:
         """Plan against the current state, append one entry and apply it; retried when another writer won.
@@ -176,11 +175,66 @@ class Journal:
                     return WriteResult(entry, self._pending_results.pop(entry.seq))
             raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
 
+    def write_batch(self, by: str, plans: Iterable[Callable[[], Draft]], batch_size: int = 500) -> int:
+        """Bulk load: plan and apply each in memory, then append and project whole batches at once.
+
+        Each plan sees the state with the ones before it applied. Meant for loading into a store no
+        other writer uses at the time: if another writer appends meanwhile, the in-memory state is
+        rebuilt from the journal and Conflict is raised (the batches appended before it stay).
+        Returns the number of entries written.
+        """
+        written = 0
+        with self._lock:
+            self.catch_up()
+            batch: list[tuple[Entry, str, Projection]] = []
+            for plan in plans:
+                draft = plan()
+                payload_text = canonical_json(draft.payload)
+                entry = seal(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
+                applied = self._apply(entry)
+                self.seq, self.hash = entry.seq, entry.hash
+                batch.append((entry, payload_text, applied.projection))
+                if len(batch) >= batch_size:
+                    written += self._flush(batch)
+                    batch = []
+            if batch:
+                written += self._flush(batch)
+        return written
+
+    def _flush(self, batch: list[tuple[Entry, str, Projection]]) -> int:
+        first = batch[0][0]
+        stored = [self._stored(entry, text) for entry, text, _ in batch]
+        rows = self.graph.run("append_entries", {
+            "prev": first.prev, "first": first.seq, "entries": stored,
+            "last": batch[-1][0].seq, "last_hash": batch[-1][0].hash,
+        })
+        if not rows or rows[0]["appended"] != len(batch):
+            self._reload()
+            raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
+        self.graph.run("project_entries", statement_params([(entry.seq, p) for entry, _, p in batch]))
+        return len(batch)
+
+    def _reload(self) -> None:
+        """Forget the in-memory state and replay the journal (after a bulk load lost a race)."""
+        for domain in self.domains:
+            reset = getattr(domain, "reset", None)
+            if reset is None:
+                raise RuntimeError(f"{type(domain).__name__} cannot be reset after a lost bulk load")
+            reset()
+        self.seq, self.hash = 0, GENESIS
+        for entry in self.entries_after(0):
+            self.seq, self.hash = entry.seq, entry.hash
+            self._apply(entry)
+
+    @staticmethod
+    def _stored(entry: Entry, payload_text: str) -> dict[str, Any]:
+        return {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at,
+                "payload": payload_text, "prev": entry.prev, "hash": entry.hash}
+
     def _append(self, entry: Entry, payload_text: str) -> bool:
-        stored = {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at,
-                  "payload": payload_text, "prev": entry.prev, "hash": entry.hash}
         try:
-            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq, "entry": stored})
+            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq,
+                                                   "entry": self._stored(entry, payload_text)})
         except ConstraintViolation:
             return False
         return bool(rows)
