@@ -10,9 +10,12 @@ from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from graph_service.api.access import AccessControl
+from graph_service.api.belief_types import BeliefMutation, BeliefQuery
 from graph_service.api.errors import should_mask_error
 from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
+from graph_service.api.statement_types import StatementMutation, StatementQuery
+from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
 from graph_service.errors import UserError
 
@@ -22,12 +25,12 @@ MAX_TOKENS = 2_000
 
 
 @strawberry.type
-class Query(JournalQuery, KnowledgeQuery):
+class Query(JournalQuery, KnowledgeQuery, BeliefQuery, StatementQuery, StreamQuery):
     pass
 
 
 @strawberry.type
-class Mutation(JournalMutation, KnowledgeMutation):
+class Mutation(JournalMutation, KnowledgeMutation, BeliefMutation, StatementMutation, StreamMutation):
     pass
 
 

@@ -1,0 +1,651 @@
+"""GraphQL for the belief layer: beliefs read from the graph (evidence, families, versions, breakdown,
+the assertions behind them), walks over what they rest on, and one mutation per belief-layer write."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable
+from enum import Enum
+from typing import Any
+
+import strawberry
+
+from graph_service.api.context import service_of
+from graph_service.api.errors import user_errors
+from graph_service.api.journal_types import DEFAULT_PAGE, MAX_PAGE, PageInfo
+from graph_service.api.statement_types import Assertion
+from graph_service.domain import Draft
+from graph_service.errors import NotFound, UserError
+from graph_service.journal.chain import canonical_json
+from graph_service.service import Service
+from graph_service.storage.walks import walk
+
+MAX_WALK_DEPTH = 100
+_CURSOR_PREFIX = "belief:"
+_ID_NUMBERS = re.compile(r"\d+")
+
+
+# ---- read types --------------------------------------------------------------------------------
+
+
+@strawberry.type(description="What one source family adds on one side of a belief.")
+class FamilyContribution:
+    family: str
+    direction: str
+    contribution: float
+    strongest: float = strawberry.field(description="Its strongest row's value (weight × credibility).")
+    primary_rows: int
+    derived_rows: int
+    basis: str = strawberry.field(description="primary, or derived when the family has no primary row.")
+    capped: bool = strawberry.field(description="Repetition reached 1.5 × the strongest row.")
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> FamilyContribution:
+        return cls(family=raw["family"], direction=raw["direction"], contribution=raw["contribution"],
+                   strongest=raw["strongest"], primary_rows=raw["primary_rows"], derived_rows=raw["derived_rows"],
+                   basis=raw["basis"], capped=raw["capped"])
+
+
+@strawberry.type(description="How a confidence came about: prior, families, totals, diversity and the formula.")
+class Breakdown:
+    epistemic_kind: str
+    prior: float
+    families: list[FamilyContribution]
+    support: float = strawberry.field(name="for", description="Σ contribution over supporting families.")
+    against: float
+    supporting_families: int
+    opposing_families: int
+    diversity: float
+    log_odds: float
+    confidence: float
+    formula: str
+    notes: list[str]
+
+    @classmethod
+    def of(cls, text: str) -> Breakdown:
+        raw = json.loads(text)
+        return cls(epistemic_kind=raw["epistemic_kind"], prior=raw["prior"],
+                   families=[FamilyContribution.of(f) for f in raw["families"]], support=raw["for"],
+                   against=raw["against"], supporting_families=raw["supporting_families"],
+                   opposing_families=raw["opposing_families"], diversity=raw["diversity"],
+                   log_odds=raw["log_odds"], confidence=raw["confidence"], formula=raw["formula"],
+                   notes=list(raw["notes"]))
+
+
+@strawberry.type(description="A node an evidence row rests on.")
+class EvidenceRoot:
+    id: str
+    label: str = strawberry.field(description="Observation, Item or Belief.")
+
+
+@strawberry.type(description="One piece of evidence bearing on one belief.")
+class Evidence:
+    id: str
+    belief: str
+    direction: str
+    weight: float
+    credibility: float
+    value: float = strawberry.field(description="weight × credibility.")
+    derivation: str
+    family: str
+    provenance_status: str
+    root_kind: str | None
+    root_ids: list[str]
+    roots: list[EvidenceRoot] = strawberry.field(description="The graph nodes it is rooted in.")
+    origin: str
+    actor: str | None
+    note: str | None
+    retracted: bool
+    retracted_seq: int | None
+    retract_reason: str | None
+    created_seq: int
+    assertions: list[str] = strawberry.field(description="The assertions that yielded it (statements).")
+
+    @classmethod
+    def of(cls, props: dict[str, Any], roots: list[dict[str, Any]], assertions: list[str]) -> Evidence:
+        return cls(
+            id=props["id"], belief=props["belief"], direction=props["direction"], weight=props["weight"],
+            credibility=props["credibility"], value=props["value"], derivation=props["derivation"],
+            family=props["family"], provenance_status=props["provenance_status"], root_kind=props.get("root_kind"),
+            root_ids=list(props.get("root_ids") or []),
+            roots=[EvidenceRoot(id=r["id"], label=r["label"]) for r in sorted(roots, key=lambda r: r["id"])],
+            origin=props["origin"], actor=props.get("actor"), note=props.get("note"),
+            retracted=bool(props.get("retracted")), retracted_seq=props.get("retracted_seq"),
+            retract_reason=props.get("retract_reason"), created_seq=props["created_seq"],
+            assertions=sorted(a for a in assertions if a is not None),
+        )
+
+
+@strawberry.type(description="An independent source a belief's evidence rests on.")
+class BeliefFamily:
+    id: str
+    kind: str = strawberry.field(description="actor, operator, belief, observation, or source.")
+    name: str
+    actors: list[str]
+    rows: int
+    live_rows: int
+    contributions: list[FamilyContribution] = strawberry.field(description="What it adds now, per side.")
+
+
+@strawberry.type(description="One appended version of a belief, with the entry that caused it.")
+class BeliefVersion:
+    id: str
+    version: int
+    seq: int
+    op: str
+    by: str
+    at: int = strawberry.field(description="Entry time, epoch milliseconds.")
+    status: str
+    confidence: float
+    reason: str
+    breakdown: Breakdown
+
+    @classmethod
+    def of(cls, props: dict[str, Any]) -> BeliefVersion:
+        return cls(id=props["id"], version=props["version"], seq=props["seq"], op=props["op"], by=props["by"],
+                   at=props["at"], status=props["status"], confidence=props["confidence"],
+                   reason=props.get("reason") or "", breakdown=Breakdown.of(props["breakdown"]))
+
+
+@strawberry.type(description="A statement behind a belief: the assertion, who stands behind it, in which message.")
+class BeliefAssertion:
+    assertion: Assertion
+    evidence: str
+    direction: str
+    weight: float
+    retracted: bool
+    observation: str
+    text: str | None
+    speaker: str | None
+    tick: int | None
+
+
+@strawberry.type(description="A proposition held with an evidence-derived confidence and a status.")
+class Belief:
+    id: str
+    proposition: str
+    subject: str | None
+    entity: str | None
+    epistemic_kind: str
+    status: str
+    confidence: float
+    prior: float
+    version: int
+    pinned: bool
+    pinned_status: str | None
+    superseded_by: str | None
+    origin: str
+    created_seq: int
+    created_by: str
+    updated_seq: int
+
+    @classmethod
+    def of(cls, p: dict[str, Any]) -> Belief:
+        return cls(id=p["id"], proposition=p["proposition"], subject=p.get("subject"), entity=p.get("entity"),
+                   epistemic_kind=p["epistemic_kind"], status=p["status"], confidence=p["confidence"],
+                   prior=p["prior"], version=p["version"], pinned=bool(p.get("pinned")),
+                   pinned_status=p.get("pinned_status"), superseded_by=p.get("superseded_by"),
+                   origin=p.get("origin") or "client", created_seq=p["created_seq"], created_by=p["created_by"],
+                   updated_seq=p.get("updated_seq") or 0)
+
+    @strawberry.field(description="Every evidence row bearing on it, retracted ones included, in write order.")
+    def evidence(self, info: strawberry.Info[Any, Any]) -> list[Evidence]:
+        rows = service_of(info).graph.run("belief_evidence", {"id": self.id})
+        found = [Evidence.of(r["evidence"], r["roots"], r["assertions"]) for r in rows]
+        return sorted(found, key=lambda e: (e.created_seq, _numbers(e.id)))
+
+    @strawberry.field(description="Its current breakdown (the newest version's).")
+    def breakdown(self, info: strawberry.Info[Any, Any]) -> Breakdown:
+        rows = service_of(info).graph.run("belief_latest_version", {"id": self.id})
+        return Breakdown.of(rows[0]["version"]["breakdown"])
+
+    @strawberry.field(description="Its independent source families and what each adds now.")
+    def families(self, info: strawberry.Info[Any, Any]) -> list[BeliefFamily]:
+        graph = service_of(info).graph
+        contributions: dict[str, list[FamilyContribution]] = {}
+        for c in self.breakdown(info).families:
+            contributions.setdefault(c.family, []).append(c)
+        return [
+            BeliefFamily(id=r["id"], kind=r["kind"], name=r["name"], actors=sorted(r["actors"]), rows=r["rows"],
+                         live_rows=r["live_rows"], contributions=contributions.get(r["id"], []))
+            for r in graph.run("belief_families", {"id": self.id})
+        ]
+
+    @strawberry.field(description="Its append-only history, oldest first.")
+    def versions(self, info: strawberry.Info[Any, Any]) -> list[BeliefVersion]:
+        return [BeliefVersion.of(r["version"]) for r in service_of(info).graph.run("belief_versions", {"id": self.id})]
+
+    @strawberry.field(description="The statements whose assertions support or oppose it, and who made them.")
+    def assertions(self, info: strawberry.Info[Any, Any]) -> list[BeliefAssertion]:
+        rows = service_of(info).graph.run("belief_assertions", {"id": self.id})
+        return [
+            BeliefAssertion(assertion=Assertion.of(r["assertion"], r["evidence"], self.id), evidence=r["evidence"],
+                            direction=r["direction"], weight=r["weight"], retracted=bool(r["retracted"]),
+                            observation=r["observation"], text=r["text"], speaker=r["speaker"], tick=r["tick"])
+            for r in rows
+        ]
+
+
+@strawberry.type
+class BeliefEdge:
+    cursor: str
+    node: Belief
+
+
+@strawberry.type
+class BeliefConnection:
+    edges: list[BeliefEdge]
+    page_info: PageInfo
+    total_count: int
+
+
+@strawberry.enum(description="How beliefs are ordered; ties by id.")
+class BeliefOrder(Enum):
+    CONFIDENCE_DESC = "desc"
+    CONFIDENCE_ASC = "asc"
+
+
+@strawberry.input(description="Select beliefs; every field given must match.")
+class BeliefFilter:
+    status: str | None = None
+    subject: str | None = None
+    kind: str | None = strawberry.field(default=None, description="The epistemic kind.")
+
+
+@strawberry.type(description="A node a belief walk reached: how far, from which node, through which edge.")
+class BeliefWalkStep:
+    id: str
+    label: str = strawberry.field(description="Belief, Evidence, Observation or Item.")
+    depth: int
+    via: str = strawberry.field(description="The node it was reached from.")
+    edge: str = strawberry.field(description="The relationship followed (BEARS_ON, ROOTED_IN, DERIVED_FROM).")
+    status: str | None = strawberry.field(description="A belief's or item's status, an evidence row's direction.")
+    summary: str | None
+    confidence: float | None
+    gone: bool = strawberry.field(description="A retracted evidence row or an observation marked inaccurate.")
+
+
+# (query, edge followed, label of the node it reaches); a query applies to the frontier ids it matches.
+UPSTREAM_STEPS: tuple[tuple[str, str, str], ...] = (
+    ("belief_evidence_step", "BEARS_ON", "Evidence"),
+    ("belief_root_observation_step", "ROOTED_IN", "Observation"),
+    ("belief_root_item_step", "ROOTED_IN", "Item"),
+    ("belief_root_belief_step", "ROOTED_IN", "Belief"),
+    ("item_premises_step", "DERIVED_FROM", "Item"),
+)
+DEPENDENT_STEPS: tuple[tuple[str, str, str], ...] = (
+    ("belief_observation_dependents_step", "ROOTED_IN", "Evidence"),
+    ("belief_item_dependents_step", "ROOTED_IN", "Evidence"),
+    ("belief_belief_dependents_step", "ROOTED_IN", "Evidence"),
+    ("belief_bears_on_step", "BEARS_ON", "Belief"),
+    ("item_dependents_step", "DERIVED_FROM", "Item"),
+)
+
+
+def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str], ...],
+                max_depth: int | None) -> list[BeliefWalkStep]:
+    """Walk level by level (each node once) and describe every node reached."""
+    if max_depth is not None and not 1 <= max_depth <= MAX_WALK_DEPTH:
+        raise UserError(f"maxDepth must be between 1 and {MAX_WALK_DEPTH}, got {max_depth}", field="maxDepth")
+    service.journal.catch_up()
+    table = {query: (edge, label) for query, edge, label in steps}
+    reached = walk(service.graph, [start], [(query, query) for query, _, _ in steps], max_depth)
+    about = {r["id"]: r for r in service.graph.run("belief_nodes_by_id", {"ids": [r.id for r in reached]})}
+    out = []
+    for r in sorted(reached, key=lambda r: (r.depth, _numbers(r.id), r.id)):
+        edge, label = table[r.step]
+        node = about.get(r.id, {})
+        out.append(BeliefWalkStep(id=r.id, label=label, depth=r.depth, via=r.via, edge=edge,
+                                  status=node.get("status"), summary=node.get("summary"),
+                                  confidence=node.get("confidence"), gone=bool(node.get("gone"))))
+    return out
+
+
+# ---- reads -------------------------------------------------------------------------------------
+
+
+def belief_props(service: Service, belief_id: str) -> dict[str, Any]:
+    rows = service.graph.run("belief_by_id", {"id": belief_id})
+    if not rows:
+        raise NotFound(f"id: no belief {belief_id!r}", field="id")
+    return rows[0]["belief"]
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    # Ids like e12.3 sort by their numbers (e12.10 after e12.9).
+    return tuple(int(n) for n in _ID_NUMBERS.findall(text))
+
+
+def encode_cursor(key: float, belief_id: str) -> str:
+    """A keyset cursor: the belief's confidence key (units of 1e-9, a whole number) and its id."""
+    return base64.b64encode(f"{_CURSOR_PREFIX}{int(key)}:{belief_id}".encode()).decode()
+
+
+def decode_cursor(cursor: str | None) -> tuple[int | None, str | None]:
+    if cursor is None:
+        return None, None
+    try:
+        text = base64.b64decode(cursor.encode(), validate=True).decode()
+        if not text.startswith(_CURSOR_PREFIX):
+            raise ValueError
+        key, _, belief_id = text[len(_CURSOR_PREFIX):].partition(":")
+        if not belief_id:
+            raise ValueError
+        return int(key), belief_id
+    except ValueError:
+        raise UserError(f"after: {cursor!r} is not a belief cursor", field="after") from None
+
+
+def _page_size(first: int | None) -> int:
+    if first is None:
+        return DEFAULT_PAGE
+    if first < 1 or first > MAX_PAGE:
+        raise UserError(f"first must be between 1 and {MAX_PAGE}, got {first}", field="first")
+    return first
+
+
+@strawberry.type
+class BeliefQuery:
+    @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions.")
+    @user_errors
+    def belief(self, info: strawberry.Info[Any, Any], id: str) -> Belief:
+        service = service_of(info)
+        service.journal.catch_up()
+        return Belief.of(belief_props(service, id))
+
+    @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
+    @user_errors
+    def beliefs(self, info: strawberry.Info[Any, Any], filter: BeliefFilter | None = None,
+                order_by: BeliefOrder = BeliefOrder.CONFIDENCE_DESC, first: int | None = None,
+                after: str | None = None) -> BeliefConnection:
+        size = _page_size(first)
+        after_key, after_id = decode_cursor(after)
+        service = service_of(info)
+        service.journal.catch_up()
+        wanted = filter or BeliefFilter()
+        params = {"status": wanted.status, "subject": wanted.subject, "kind": wanted.kind}
+        rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
+                                 {**params, "after_key": after_key, "after_id": after_id,
+                                  "limit": size + 1})
+        more, rows = len(rows) > size, rows[:size]
+        edges = [BeliefEdge(cursor=encode_cursor(r["key"], r["belief"]["id"]),
+                            node=Belief.of(r["belief"])) for r in rows]
+        total = service.graph.run("belief_count", params)[0]["total"]
+        return BeliefConnection(
+            edges=edges,
+            page_info=PageInfo(has_next_page=more, has_previous_page=after is not None,
+                               start_cursor=edges[0].cursor if edges else None,
+                               end_cursor=edges[-1].cursor if edges else None),
+            total_count=total,
+        )
+
+    @strawberry.field(description="What a belief rests on: evidence, its roots (observations, items, beliefs) "
+                                  "and their own upstream, each with its depth and the edge it came through.")
+    @user_errors
+    def belief_upstream(self, info: strawberry.Info[Any, Any], id: str,
+                        max_depth: int | None = None) -> list[BeliefWalkStep]:
+        service = service_of(info)
+        service.journal.catch_up()
+        belief_props(service, id)
+        return belief_walk(service, id, UPSTREAM_STEPS, max_depth)
+
+    @strawberry.field(description="What falls if this node (a belief, observation or item) goes: the live "
+                                  "evidence rooted in it, the beliefs that evidence bears on, and onwards.")
+    @user_errors
+    def belief_dependents(self, info: strawberry.Info[Any, Any], id: str,
+                          max_depth: int | None = None) -> list[BeliefWalkStep]:
+        service = service_of(info)
+        if not id.strip():
+            raise UserError("id must be a non-empty string", field="id")
+        return belief_walk(service, id, DEPENDENT_STEPS, max_depth)
+
+
+# ---- writes ------------------------------------------------------------------------------------
+
+
+@strawberry.type(description="A belief as it was before or after a write.")
+class BeliefSnapshot:
+    status: str
+    confidence: float
+    version: int
+
+
+@strawberry.type(description="One belief a write changed: before (null when created) and after.")
+class BeliefChange:
+    belief: str
+    before: BeliefSnapshot | None
+    after: BeliefSnapshot
+
+
+@strawberry.type(description="Something a write did that is worth a line: created, contradiction_detected, ...")
+class BeliefEvent:
+    name: str
+    detail: str = strawberry.field(description="The event's fields as canonical JSON.")
+
+
+@strawberry.type(description="What one belief-layer write did: its journal entry and every belief it changed.")
+class BeliefWrite:
+    seq: int
+    op: str
+    by: str
+    created: list[str]
+    evidence: list[str] = strawberry.field(description="The evidence rows written.")
+    retracted_evidence: list[str]
+    changes: list[BeliefChange]
+    events: list[BeliefEvent]
+    belief_id: strawberry.Private[str | None]
+    pattern: str | None = strawberry.field(description="The do-not-infer pattern written or that refused it.")
+    refused: bool = strawberry.field(description="An operator's do-not-infer pattern refused the creation.")
+
+    @strawberry.field(description="The belief the write was about, as the graph holds it now.")
+    def belief(self, info: strawberry.Info[Any, Any]) -> Belief | None:
+        if self.belief_id is None:
+            return None
+        return Belief.of(belief_props(service_of(info), self.belief_id))
+
+
+def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
+    if raw is None:
+        return None
+    return BeliefSnapshot(status=raw["status"], confidence=raw["confidence"], version=raw["version"])
+
+
+def _write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str, Any],
+           focus: Callable[[dict[str, Any], Draft], str | None],
+           check: Callable[[Service], None] | None = None) -> BeliefWrite:
+    """Plan against the current state (bad input raises, nothing written), append one entry, report it."""
+    service = service_of(info)
+    drafts: list[Draft] = []
+
+    def plan() -> Draft:
+        if check is not None:
+            check(service)
+        draft = service.state.beliefs.plan(op, payload)
+        drafts.append(draft)
+        return draft
+
+    written = service.journal.write(by, plan)
+    result = written.result
+    refused = result.get("refused")
+    return BeliefWrite(
+        seq=written.entry.seq, op=written.entry.op, by=written.entry.by, created=list(result["created"]),
+        evidence=list(result["evidence"]), retracted_evidence=list(result["retracted_evidence"]),
+        changes=[BeliefChange(belief=b, before=_snapshot(c["before"]), after=_snapshot(c["after"]))
+                 for b, c in result["beliefs"].items()],
+        events=[BeliefEvent(name=e["event"], detail=canonical_json({k: v for k, v in e.items() if k != "event"}))
+                for e in result["events"]],
+        belief_id=focus(result, drafts[-1]),
+        pattern=result.get("pattern") or (refused or {}).get("pattern"),
+        refused=refused is not None,
+    )
+
+
+@strawberry.input(description="One evidence row. weight and credibility are within [0, 1].")
+class EvidenceInput:
+    weight: float
+    direction: str = "for"
+    credibility: float | None = None
+    derivation: str | None = strawberry.field(
+        default=None, description="direct, assertion, operator, external, prediction (primary) or consolidation, "
+                                  "inference, reflection, dream, retrieval (derived); direct when omitted.")
+    family: str | None = strawberry.field(default=None, description="The independent source; actor:<actor> "
+                                                                    "when only an actor is given.")
+    actor: str | None = None
+    source: str | None = strawberry.field(default=None, description="The family of a legacy_unknown row.")
+    provenance_status: str | None = None
+    root_kind: str | None = strawberry.field(default=None, description="observation, item, belief, prediction, "
+                                                                       "operator or note.")
+    root_ids: list[str] | None = None
+    note: str | None = None
+
+    def as_payload(self) -> dict[str, Any]:
+        raw = {"weight": self.weight, "direction": self.direction, "credibility": self.credibility,
+               "derivation": self.derivation, "family": self.family, "actor": self.actor, "source": self.source,
+               "provenance_status": self.provenance_status, "root_kind": self.root_kind,
+               "root_ids": self.root_ids, "note": self.note}
+        return {k: v for k, v in raw.items() if v is not None}
+
+
+@strawberry.input(description="An observation offered to association, with the flags read off it.")
+class AssociationCueInput:
+    id: str
+    at: int = strawberry.field(description="When it happened, epoch milliseconds.")
+    summary: str
+    notable: bool = True
+    hypothetical: bool = False
+    question: bool = False
+    request: bool = False
+    speaker: str | None = None
+    family: str | None = None
+    credibility: float = 1.0
+
+    def as_payload(self) -> dict[str, Any]:
+        raw = {"id": self.id, "at": self.at, "summary": self.summary, "notable": self.notable,
+               "hypothetical": self.hypothetical, "question": self.question, "request": self.request,
+               "speaker": self.speaker, "family": self.family, "credibility": self.credibility}
+        return {k: v for k, v in raw.items() if v is not None}
+
+
+def _created(result: dict[str, Any], draft: Draft) -> str | None:
+    return result.get("belief")
+
+
+def _named(name: str) -> Callable[[dict[str, Any], Draft], str | None]:
+    return lambda result, draft: draft.payload.get(name)
+
+
+def _first_proposed(result: dict[str, Any], draft: Draft) -> str | None:
+    proposed = result.get("proposed") or []
+    return proposed[0]["belief"] if proposed else None
+
+
+def _nothing(result: dict[str, Any], draft: Draft) -> str | None:
+    return None
+
+
+def _root_exists(root_kind: str, root_id: str) -> Callable[[Service], None]:
+    """A root must exist before it can be marked inaccurate (else the mark would name nothing)."""
+
+    def check(service: Service) -> None:
+        if not isinstance(root_id, str) or not root_id.strip():
+            raise UserError("rootId must be a non-empty string", field="root_id")
+        if root_kind == "observation" and not service.state.has_observation(root_id):
+            raise NotFound(f"root_id: no observation {root_id!r}", field="root_id")
+        if root_kind == "item" and not service.graph.run("items_by_id", {"ids": [root_id]}):
+            raise NotFound(f"root_id: no item {root_id!r}", field="root_id")
+
+    return check
+
+
+@strawberry.type
+class BeliefMutation:
+    @strawberry.mutation(description="Hold a new proposition, optionally with evidence and superseding an older one.")
+    @user_errors
+    def create_belief(self, info: strawberry.Info[Any, Any], proposition: str, epistemic_kind: str = "claim",
+                      subject: str | None = None, evidence: list[EvidenceInput] | None = None,
+                      supersedes: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"proposition": proposition, "epistemic_kind": epistemic_kind, "subject": subject,
+                   "evidence": [e.as_payload() for e in evidence or []], "supersedes": supersedes}
+        return _write(info, by, "belief.create", payload, _created)
+
+    @strawberry.mutation(description="Add one evidence row to a belief.")
+    @user_errors
+    def add_evidence(self, info: strawberry.Info[Any, Any], belief: str, evidence: EvidenceInput,
+                     by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "evidence.add", {"belief": belief, **evidence.as_payload()}, _named("belief"))
+
+    @strawberry.mutation(description="Retract one evidence row; the belief is re-evaluated, the row kept.")
+    @user_errors
+    def retract_evidence(self, info: strawberry.Info[Any, Any], evidence: str, reason: str | None = None,
+                         by: str = "anonymous") -> BeliefWrite:
+        rows = service_of(info).state.beliefs.rows
+        return _write(info, by, "evidence.retract", {"evidence": evidence, "reason": reason},
+                      lambda result, draft: rows[draft.payload["evidence"]].belief)
+
+    @strawberry.mutation(description="Operator: this belief is wrong (pinned rejected, history kept)")
+    @user_errors
+    def correct_belief(self, info: strawberry.Info[Any, Any], belief: str, reason: str | None = None,
+                       by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "belief.correct", {"kind": "wrong", "belief": belief, "reason": reason},
+                      _named("belief"))
+
+    @strawberry.mutation(description="Operator: do not infer this again (a belief's proposition, or a proposition).")
+    @user_errors
+    def do_not_infer(self, info: strawberry.Info[Any, Any], belief: str | None = None,
+                     proposition: str | None = None, reason: str | None = None,
+                     by: str = "anonymous") -> BeliefWrite:
+        if (belief is None) == (proposition is None):
+            raise UserError("give exactly one of belief and proposition", field="proposition")
+        payload = {"kind": "do_not_infer", "belief": belief, "proposition": proposition, "reason": reason}
+        return _write(info, by, "belief.correct", payload, lambda result, draft: belief)
+
+    @strawberry.mutation(description="Operator: this observation (or item) is inaccurate; evidence citing it is "
+                                     "retracted and the beliefs resting on it re-evaluated.")
+    @user_errors
+    def mark_inaccurate(self, info: strawberry.Info[Any, Any], root_id: str, root_kind: str = "observation",
+                        reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"kind": "inaccurate", "root_kind": root_kind, "root_id": root_id, "reason": reason}
+
+        def check(service: Service) -> None:
+            service.state.beliefs.plan("belief.correct", payload)  # kind and root kind first
+            _root_exists(root_kind, root_id)(service)
+
+        return _write(info, by, "belief.correct", payload, _nothing, check)
+
+    @strawberry.mutation(description="Operator: these two subjects name the same entity.")
+    @user_errors
+    def same_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str, reason: str | None = None,
+                    by: str = "anonymous") -> BeliefWrite:
+        payload = {"kind": "same_entity", "subject": subject, "other": other, "reason": reason}
+        return _write(info, by, "belief.correct", payload, _nothing)
+
+    @strawberry.mutation(description="Operator: undo the merge of these two subjects.")
+    @user_errors
+    def different_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str,
+                         reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"kind": "different_entity", "subject": subject, "other": other, "reason": reason}
+        return _write(info, by, "belief.correct", payload, _nothing)
+
+    @strawberry.mutation(description="Propose causal hypotheses from notable observations close in time.")
+    @user_errors
+    def associate(self, info: strawberry.Info[Any, Any], observations: list[AssociationCueInput], window_ms: int,
+                  subject: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"observations": [o.as_payload() for o in observations], "window_ms": window_ms,
+                   "subject": subject}
+        return _write(info, by, "belief.associate", payload, _first_proposed)
+
+    @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
+    @user_errors
+    def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: str | None,
+                   reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "belief.pin", {"belief": belief, "status": status, "reason": reason},
+                      _named("belief"))
+
+    @strawberry.mutation(description="Propose that two beliefs contradict (e.g. a paraphrase a model noticed).")
+    @user_errors
+    def propose_contradiction(self, info: strawberry.Info[Any, Any], a: str, b: str, reason: str | None = None,
+                              by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "belief.contradict", {"a": a, "b": b, "reason": reason}, _named("a"))
+
