@@ -1,0 +1,116 @@
+"""The knowledge store through the GraphQL API on the embedded backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from graph_service.api.app import create_app
+from graph_service.config import Settings
+
+ADD = """mutation($i: ItemInput!) { addItem(item: $i, by: "ann") {
+  id status admission why seq changes { id before after } } }"""
+RETRACT = 'mutation($id: String!) { retractItem(id: $id, why: "wrong", by: "bob") { seq changes { id before after } } }'
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
+        yield c
+
+
+def gql(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    response = client.post("/graphql", json={"query": query, "variables": variables or {}})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def add(client: TestClient, s: str, r: str, o: Any, source: str = "person", **extra: Any) -> dict[str, Any]:
+    body = gql(client, ADD, {"i": {"kind": "fact", "body": {"s": s, "r": r, "o": o}, "source": source, **extra}})
+    assert "errors" not in body, body
+    return body["data"]["addItem"]
+
+
+def head(client: TestClient) -> int:
+    return gql(client, "{ head { seq } }")["data"]["head"]["seq"]
+
+
+def test_retraction_cascades_and_is_exact(client: TestClient) -> None:
+    a = add(client, "abt:123", "same_as", "buy:456")
+    b = add(client, "abt:123", "brand", "acme", source="outcome", derivedFrom=[a["id"]])
+    c = add(client, "abt:123", "sku", "X1", derivedFrom=[a["id"], b["id"]])  # a diamond over a
+    walk = gql(client, 'query($i: [String!]!) { dependents(ids: $i) { id depth via edge } }', {"i": [a["id"]]})
+    assert {(s["id"], s["depth"]) for s in walk["data"]["dependents"]} == {(b["id"], 1), (c["id"], 1)}
+    up = gql(client, 'query($i: [String!]!) { upstream(ids: $i) { id depth edge } }', {"i": [c["id"]]})
+    assert {s["id"] for s in up["data"]["upstream"]} == {a["id"], b["id"]}
+    changes = gql(client, RETRACT, {"id": a["id"]})["data"]["retractItem"]["changes"]
+    assert {(ch["id"], ch["before"], ch["after"]) for ch in changes} == {
+        (a["id"], "active", "retracted"), (b["id"], "active", "retracted"), (c["id"], "active", "retracted")}
+    fps = gql(client, 'query($s: [String!]) { fingerprint { knowledge } rebuild(skip: $s) { knowledge } '
+                      'verify { ok projectionOk } }', {"s": [a["id"]]})["data"]
+    assert fps["fingerprint"]["knowledge"] == fps["rebuild"]["knowledge"]
+    assert fps["verify"] == {"ok": True, "projectionOk": True}
+
+
+def test_a_dispute_asks_once_and_a_person_resolves_it(client: TestClient) -> None:
+    blue = add(client, "door", "colour", "blue")
+    red = add(client, "door", "colour", "red")
+    assert red["status"] == "disputed"
+    disputes = gql(client, "{ disputes }")["data"]["disputes"]
+    assert len(disputes) == 1 and sorted(disputes[0]["items"]) == sorted([blue["id"], red["id"]])
+    resolved = gql(client, 'mutation($k: String!) { resolveDispute(key: $k, value: "blue") { changes { id after } } }',
+                   {"k": disputes[0]["key"]})["data"]["resolveDispute"]
+    assert {c["id"]: c["after"] for c in resolved["changes"]} == {blue["id"]: "active", red["id"]: "refuted"}
+    assert gql(client, "{ disputes }")["data"]["disputes"] == []
+    item = gql(client, 'query($id: String!) { item(id: $id) { status s r o source } }', {"id": red["id"]})
+    assert item["data"]["item"] == {"status": "refuted", "s": "door", "r": "colour", "o": "red", "source": "person"}
+
+
+def test_rollback_under_a_pending_flag_restores_a_hint(client: TestClient) -> None:
+    old = add(client, "stream", "threshold", 5)
+    new = add(client, "stream", "threshold", 7, supersedes=old["id"])
+    assert gql(client, 'query($id: String!) { item(id: $id) { status } }', {"id": old["id"]})["data"]["item"] == {
+        "status": "refuted"}
+    flag = gql(client, 'mutation { raiseFlag(why: "drift", key: null, scope: {}) { id } }')["data"]["raiseFlag"]["id"]
+    back = gql(client, 'mutation($id: String!) { rollbackItem(id: $id) { changes { id after } } }', {"id": new["id"]})
+    assert {c["id"]: c["after"] for c in back["data"]["rollbackItem"]["changes"]}[old["id"]] == "hypothesis"
+    stale = gql(client, 'query($id: String!) { stale(id: $id) item(id: $id) { stale } }', {"id": old["id"]})["data"]
+    assert stale["stale"] and stale["item"]["stale"] is True
+    snapshot = gql(client, '{ snapshot(about: ["stream"]) }')["data"]["snapshot"]
+    assert [f["id"] for f in snapshot["facts"]] == [] and [h["id"] for h in snapshot["hints"]] == [old["id"]]
+    assert flag.startswith("flag-")
+
+
+@pytest.mark.parametrize(
+    ("query", "variables", "message", "field"),
+    [
+        (ADD, {"i": {"kind": "opinion", "body": {}, "source": "person"}}, "unknown kind", "kind"),
+        (ADD, {"i": {"kind": "fact", "body": {"s": "a", "r": "b"}, "source": "person"}}, "missing o", "body"),
+        (ADD, {"i": {"kind": "fact", "body": {"s": "a", "r": "b", "o": 1}, "source": "person",
+                     "derivedFrom": ["k-nope"]}}, "premise k-nope is not in the store", "derived_from"),
+        (RETRACT, {"id": "k-unknown"}, "no item 'k-unknown'", "id"),
+        ('mutation { resolveDispute(key: "[{},\\"a\\",\\"b\\"]", value: 1) { seq } }', None, "no open dispute",
+         "key"),
+        ('mutation { tick(k: -1) { seq } }', None, "not negative", "k"),
+        ('{ items(first: 501) { totalCount } }', None, "first must be between 1 and 500", "first"),
+    ],
+)
+def test_bad_input_is_named_and_writes_nothing(client: TestClient, query: str, variables: dict[str, Any] | None,
+                                               message: str, field: str) -> None:
+    add(client, "x", "y", "z")
+    before = head(client)
+    error = gql(client, query, variables)["errors"][0]
+    assert message in error["message"] and error["extensions"]["field"] == field
+    assert head(client) == before
+
+
+def test_an_unknown_source_is_refused_and_the_refusal_is_journalled(client: TestClient) -> None:
+    refused = add(client, "x", "y", "z", source="model")
+    assert refused["id"] is None and refused["admission"] == "refused" and "model" in refused["why"]
+    entry = gql(client, "{ journal(first: 1) { edges { node { op payload } } } }")["data"]["journal"]["edges"][0]
+    assert entry["node"]["op"] == "item.refused" and "model" in entry["node"]["payload"]
+    assert gql(client, "{ report }")["data"]["report"]["refused"] == 1
