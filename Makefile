@@ -24,7 +24,7 @@ test: $(STAMP) node_modules/.installed
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python -m pytest -q -m bench -s
+	$(BIN)/python -m benchmarks.knowledge_retraction
 
 schema: $(STAMP)
 	$(BIN)/python tools/export_schema.py

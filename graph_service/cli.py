@@ -1,16 +1,22 @@
-"""The command line: serve, verify, export."""
+"""The command line: serve, verify, fingerprint, rebuild, export, load, bench."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import runpy
 import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from tqdm import tqdm
 
 from graph_service.config import Settings
+from graph_service.errors import StoreLocked, UserError
 
 
-def _serve(settings: Settings) -> int:
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from graph_service.api.app import create_app
@@ -19,36 +25,123 @@ def _serve(settings: Settings) -> int:
     return 0
 
 
-def _verify(settings: Settings) -> int:
-    from graph_service.service import Service
+def _with_service(work: Callable[..., int]) -> Callable[[Settings, argparse.Namespace], int]:
+    def run(settings: Settings, args: argparse.Namespace) -> int:
+        from graph_service.service import Service
 
-    service = Service.open(settings)
-    try:
-        report = service.verify()
-    finally:
-        service.close()
+        service = Service.open(settings)
+        try:
+            return work(service, args)
+        finally:
+            service.close()
+
+    return run
+
+
+def _fingerprints(state: object) -> dict[str, object]:
+    from graph_service.state import StoreState
+
+    assert isinstance(state, StoreState)
+    return {"store": state.fingerprint(), "knowledge": state.knowledge.fingerprint(),
+            "beliefs": state.beliefs_fingerprint(), "position": state.position}
+
+
+@_with_service
+def _verify(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    report = service.verify()
     print(json.dumps({"ok": report.ok, **report.chain.__dict__, "projection_ok": report.projection_ok,
                       "fingerprint": report.replay_fingerprint}))
     return 0 if report.ok else 1
 
 
-def _export(settings: Settings) -> int:
-    from graph_service.journal.chain import canonical_json
-    from graph_service.service import Service
-
-    service = Service.open(settings)
-    try:
-        for entry in service.journal.entries_after(0):
-            sys.stdout.write(canonical_json({**entry.body(), "prev": entry.prev, "hash": entry.hash}) + "\n")
-    finally:
-        service.close()
+@_with_service
+def _fingerprint(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    print(json.dumps(_fingerprints(service.state)))
     return 0
+
+
+@_with_service
+def _rebuild(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    from graph_service.state import replay
+
+    entries = tqdm(service.journal.entries_after(0), total=service.journal.seq, desc="replay", unit="entry",
+                   file=sys.stderr, disable=None)
+    print(json.dumps(_fingerprints(replay(entries, upto=args.upto, skip=args.skip or ()))))
+    return 0
+
+
+@_with_service
+def _export(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    from graph_service.journal.chain import canonical_json
+
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
+    try:
+        for entry in tqdm(service.journal.entries_after(0), total=service.journal.seq, desc="export",
+                          unit="entry", file=sys.stderr, disable=None):
+            out.write(canonical_json({**entry.body(), "prev": entry.prev, "hash": entry.hash}) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+@_with_service
+def _load(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    from graph_service.journal.chain import Entry
+
+    def entries() -> Iterator[Entry]:
+        with open(args.file, encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    yield Entry(seq=row["seq"], op=row["op"], by=row["by"], at=row["at"], payload=row["payload"],
+                                prev=row["prev"], hash=row["hash"])
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise UserError(f"{args.file}:{number}: not an exported journal entry ({exc})") from exc
+
+    count = service.journal.import_entries(tqdm(entries(), desc="load", unit="entry", file=sys.stderr, disable=None))
+    print(json.dumps({"loaded": count, "head": service.journal.seq}))
+    return 0
+
+
+def _bench(settings: Settings, args: argparse.Namespace) -> int:
+    sys.argv = ["benchmarks.knowledge_retraction", *args.rest]
+    runpy.run_module("benchmarks.knowledge_retraction", run_name="__main__")
+    return 0
+
+
+COMMANDS: dict[str, tuple[Callable[[Settings, argparse.Namespace], int], str]] = {
+    "serve": (_serve, "serve the GraphQL API (GRAPH_SERVICE_HOST/PORT)"),
+    "verify": (_verify, "check the journal's chain and that the graph equals its replay (exit 1 if not)"),
+    "fingerprint": (_fingerprint, "print what the store believes, as hashes"),
+    "rebuild": (_rebuild, "replay the journal purely (as at --upto, or without --skip items): fingerprints"),
+    "export": (_export, "write the journal as JSON lines (to --output or stdout)"),
+    "load": (_load, "append an exported journal (JSON lines) to this store, verbatim"),
+    "bench": (_bench, "run the knowledge retraction benchmark (arguments passed through)"),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="graph_service", description="A provenance service on a graph.")
-    parser.add_argument("command", choices=["serve", "verify", "export"])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (_, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text)
+        if name == "rebuild":
+            command.add_argument("--upto", type=int, help="the journal position to stop at")
+            command.add_argument("--skip", nargs="*", help="item ids whose own entries are left out")
+        if name == "export":
+            command.add_argument("--output", type=Path, help="file to write (default: stdout)")
+        if name == "load":
+            command.add_argument("file", type=Path, help="an exported journal, JSON lines")
+        if name == "bench":
+            command.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format='{"level":"%(levelname)s","logger":"%(name)s","msg":"%(message)s"}')
-    settings = Settings.from_env()
-    return {"serve": _serve, "verify": _verify, "export": _export}[args.command](settings)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format='{"time":"%(asctime)s","level":"%(levelname)s","logger":"%(name)s","msg":"%(message)s"}')
+    try:
+        return COMMANDS[args.command][0](Settings.from_env(), args)
+    except (UserError, StoreLocked) as exc:
+        print(f"graph_service {args.command}: {exc}", file=sys.stderr)
+        return 2

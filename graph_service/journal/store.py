@@ -28,6 +28,7 @@ from graph_service.journal.chain import (
     ChainReport,
     Entry,
     canonical_json,
+    entry_hash,
     seal,
     verify_chain,
 )
@@ -183,20 +184,50 @@ class Journal:
         rebuilt from the journal and Conflict is raised (the batches appended before it stay).
         Returns the number of entries written.
         """
+
+        def sealed() -> Iterator[Entry]:
+            for plan in plans:
+                draft = plan()
+                yield seal(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
+
+        return self._load(sealed(), batch_size)
+
+    def import_entries(self, entries: Iterable[Entry], batch_size: int = 500) -> int:
+        """Append exported entries verbatim (same positions, times and hashes), in batches.
+
+        Each must continue the chain exactly where the store's journal ends; the first one that
+        does not raises UserError naming its position (the batches before it stay written).
+        """
+
+        def checked() -> Iterator[Entry]:
+            for entry in entries:
+                if entry.seq != self.seq + 1 or entry.prev != self.hash:
+                    raise UserError(f"entry {entry.seq} does not continue the journal at position {self.seq + 1}",
+                                    field="entries")
+                if entry_hash(entry.prev, entry.body()) != entry.hash:
+                    raise UserError(f"entry {entry.seq}: content does not match its hash", field="entries")
+                yield entry
+
+        return self._load(checked(), batch_size)
+
+    def _load(self, entries: Iterator[Entry], batch_size: int) -> int:
         written = 0
         with self._lock:
             self.catch_up()
             batch: list[tuple[Entry, str, Projection]] = []
-            for plan in plans:
-                draft = plan()
-                payload_text = canonical_json(draft.payload)
-                entry = seal(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
-                applied = self._apply(entry)
-                self.seq, self.hash = entry.seq, entry.hash
-                batch.append((entry, payload_text, applied.projection))
-                if len(batch) >= batch_size:
-                    written += self._flush(batch)
-                    batch = []
+            try:
+                for entry in entries:
+                    payload_text = canonical_json(entry.payload)
+                    applied = self._apply(entry)
+                    self.seq, self.hash = entry.seq, entry.hash
+                    batch.append((entry, payload_text, applied.projection))
+                    if len(batch) >= batch_size:
+                        written += self._flush(batch)
+                        batch = []
+            except UserError:
+                if batch:
+                    self._reload()  # the unwritten part of the batch was applied in memory only
+                raise
             if batch:
                 written += self._flush(batch)
         return written
