@@ -14,6 +14,7 @@ from graph_service.api.belief_types import BeliefMutation, BeliefQuery
 from graph_service.api.errors import should_mask_error
 from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
+from graph_service.api.no_nul import NoNulCharacters
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
@@ -57,6 +58,7 @@ def build_schema(*, introspection: bool = True) -> strawberry.Schema:
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
         lambda: MaskErrors(should_mask_error=should_mask_error),
         AccessControl,
+        NoNulCharacters,  # FalkorDB cannot hold U+0000: refused before anything is written
     ]
     if not introspection:
         extensions.append(DisableIntrospection)

@@ -110,6 +110,35 @@ def test_too_many_tokens_run_nothing(client: TestClient) -> None:
     assert head_seq(client) == 0
 
 
+@pytest.mark.parametrize(
+    ("query", "variables", "field"),
+    [
+        # Found by the fuzzer: each of these reached FalkorDB and failed after the journal entry was
+        # written (the head moved, the graph lagged), or stored a string unequal to the journal's.
+        ('mutation { declareObserver(observer: "cam\\u0000") { id } }', None, "observer"),
+        ('mutation { createBelief(proposition: "x\\u0000 y") { seq } }', None, "proposition"),
+        ('mutation { addItem(item: {kind: "fact", body: {s: "a\\u0000", r: "b", o: "c"}, source: "person"}) '
+         '{ id } }', None, "item"),
+        ("mutation($s: String!) { sameEntity(subject: $s, other: \"b\") { seq } }", {"s": "a\x00"}, "s"),
+        ("mutation($i: ItemInput!) { addItem(item: $i) { id } }",
+         {"i": {"kind": "fact", "body": {"s": "a", "r": "b", "o": ["c\x00"]}, "source": "person"}}, "i"),
+        ('{ observation(id: "obs\\u0000") { id } }', None, "id"),
+    ],
+)
+def test_a_nul_character_in_a_string_is_refused_and_writes_nothing(client: TestClient, query: str,
+                                                                   variables: dict[str, Any] | None,
+                                                                   field: str) -> None:
+    post(client, NOTE)
+    body = post(client, query, variables=variables or {})
+    assert body.get("data") is None
+    error = body["errors"][0]
+    assert "must not contain the NUL character" in error["message"]
+    assert error["extensions"] == {"code": "BAD_USER_INPUT", "field": field}
+    assert head_seq(client) == 1
+    verify = post(client, "{ verify { ok projectionOk } }")["data"]["verify"]
+    assert verify == {"ok": True, "projectionOk": True}
+
+
 def test_a_mutation_over_get_is_refused_and_writes_nothing(client: TestClient) -> None:
     response = client.get("/graphql", params={"query": NOTE})
     assert response.status_code == 400

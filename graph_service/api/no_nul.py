@@ -1,0 +1,75 @@
+"""Strings carrying U+0000 are refused before any resolver runs.
+
+FalkorDB cannot hold the NUL character: its client sends parameters as Cypher text and the
+server stops reading at the NUL, so the query fails after the journal entry is written (the
+head moves, the graph lags) or, for some writes, stores a string that no longer equals the
+journal's. One rule at the edge keeps every backend and every field the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from graphql import (
+    ArgumentNode,
+    GraphQLError,
+    StringValueNode,
+    ValidationContext,
+    ValidationRule,
+    VariableDefinitionNode,
+)
+from strawberry.extensions import SchemaExtension
+
+NUL = "\x00"
+
+
+def nul_error(name: str, node: Any = None, *, variable: bool = False) -> GraphQLError:
+    """A BAD_USER_INPUT error naming the argument (or variable) whose string holds a NUL."""
+    what = f"variable ${name}" if variable else name
+    return GraphQLError(f"{what} must not contain the NUL character (U+0000)", node,
+                        extensions={"code": "BAD_USER_INPUT", "field": name})
+
+
+def _holds_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return NUL in value
+    if isinstance(value, Mapping):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_holds_nul(v) for v in value)
+    return False
+
+
+class NoNulCharacters(SchemaExtension):
+    """Refuses, during validation, a document or variables holding a string with a NUL in it."""
+
+    def on_operation(self) -> Iterator[None]:
+        execution_context = self.execution_context
+
+        class NulRule(ValidationRule):
+            def __init__(self, validation_context: ValidationContext) -> None:
+                super().__init__(validation_context)
+                self.names: list[str] = []
+                for name, value in (execution_context.variables or {}).items():
+                    if _holds_nul(value):
+                        validation_context.report_error(nul_error(name, variable=True))
+
+            def enter_argument(self, node: ArgumentNode, *_: Any) -> None:
+                self.names.append(node.name.value)
+
+            def leave_argument(self, node: ArgumentNode, *_: Any) -> None:
+                self.names.pop()
+
+            def enter_variable_definition(self, node: VariableDefinitionNode, *_: Any) -> None:
+                self.names.append(node.variable.name.value)
+
+            def leave_variable_definition(self, node: VariableDefinitionNode, *_: Any) -> None:
+                self.names.pop()
+
+            def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
+                if NUL in node.value:
+                    self.report_error(nul_error(self.names[-1] if self.names else "string", node))
+
+        execution_context.validation_rules = (*execution_context.validation_rules, NulRule)
+        yield
