@@ -36,7 +36,10 @@ def neo4j_container() -> Iterator[object]:
     problem = docker_engine_problem()
     if problem:
         pytest.skip(f"Neo4j backend not tested: {problem}; the testcontainers suite needs a Docker engine")
-    from testcontainers.neo4j import Neo4jContainer
+    try:  # testcontainers 4.10+ moved the Neo4j module under `community`
+        from testcontainers.community.neo4j import Neo4jContainer
+    except ImportError:
+        from testcontainers.neo4j import Neo4jContainer
 
     with Neo4jContainer("neo4j:5") as container:
         yield container
