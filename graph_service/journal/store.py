@@ -242,7 +242,8 @@ class Journal:
         if not rows or rows[0]["appended"] != len(batch):
             self._reload()
             raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
-        self.graph.run("project_entries", statement_params([(entry.seq, p) for entry, _, p in batch]))
+        for part in _distinct_runs([(entry.seq, p) for entry, _, p in batch]):
+            self.graph.run("project_entries", statement_params(part))
         return len(batch)
 
     def _reload(self) -> None:
@@ -284,3 +285,25 @@ class Journal:
             return VerifyReport(False, report.checked, head["seq"], last_seq + 1,
                                 f"head names position {head['seq']} but the chain ends at {last_seq}")
         return VerifyReport(True, report.checked, head["seq"])
+
+
+def _distinct_runs(projections: list[tuple[int, Projection]]) -> Iterator[list[tuple[int, Projection]]]:
+    """Consecutive runs of entries in which no node or edge is written by two entries.
+
+    FalkorDB drops all but the first `SET` on a node (or relationship) that one statement's
+    `FOREACH` upserts twice, so a batch is projected one such run per statement; each statement
+    still advances the projected position by compare-and-set, so a crash between two leaves the
+    rest for catch-up.
+    """
+    run: list[tuple[int, Projection]] = []
+    seen: set[tuple[str, ...]] = set()
+    for seq, projection in projections:
+        names = {("n", n.label, n.id) for n in projection.nodes}
+        names |= {("e", *e.kind, e.src, e.dst) for e in projection.edges}
+        if run and not names.isdisjoint(seen):
+            yield run
+            run, seen = [], set()
+        run.append((seq, projection))
+        seen |= names
+    if run:
+        yield run
