@@ -18,7 +18,8 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.questions import QuestionState
+from graph_service.projection import NodeUpsert
+from graph_service.questions import ANSWER_QUESTION, QuestionState
 from graph_service.statements import OP_SAY, StatementState, message_observation_id
 from graph_service.stream.state import StreamState
 
@@ -36,6 +37,7 @@ class StoreState:
         self.statements = StatementState(self.stream)
         self.questions = QuestionState()
         self.position = 0
+        self.skip: frozenset[str] = frozenset()  # items a replay leaves out (see `replay`)
         self._observations: set[str] = set()
         self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
 
@@ -63,6 +65,8 @@ class StoreState:
             self._said(entry, applied)
         elif domain is self.beliefs and entry.op == "belief.correct":
             self._marked_inaccurate(entry, applied)
+        elif domain is self.questions and entry.op == ANSWER_QUESTION:
+            self._answered(entry, applied)
         return applied
 
     def has_observation(self, observation_id: str) -> bool:
@@ -88,6 +92,33 @@ class StoreState:
                 inaccurate_reason=payload.get("reason"),
             )
 
+    def _answered(self, entry: Entry, applied: Applied) -> None:
+        """An answer's knowledge effect (resolve, confirm, retire, a person's fact) in the same entry (SPEC 3.7).
+
+        The answer carries its knowledge sub-operations, planned when it was written; each is
+        applied as the knowledge store's own entry at this position, with its cross-domain effects.
+        """
+        changes: dict[str, tuple[str, str]] = {}
+        results = []
+        for sub in entry.payload.get("knowledge") or ():
+            sub_entry = Entry(seq=entry.seq, op=sub["op"], by=entry.by, at=entry.at, payload=sub["payload"])
+            if not self.knowledge.handles(sub_entry.op):
+                raise RuntimeError(f"journal entry {entry.seq} carries a non-knowledge effect {sub_entry.op!r}")
+            if self.skip and subject_of(sub_entry) in self.skip:
+                continue
+            done = self.knowledge.apply(sub_entry)
+            self._items_gone(sub_entry, done)
+            applied.projection.extend(done.projection)
+            results.append(done.result)
+            for item_id, (before, after) in _status_changes(done.result).items():
+                changes[item_id] = (changes.get(item_id, (before, after))[0], after)
+        applied.projection.nodes[:] = _coalesced(applied.projection.nodes)
+        applied.result = {
+            **(applied.result or {}),
+            "changes": {i: c for i, c in sorted(changes.items()) if c[0] != c[1]},
+            "knowledge": results,
+        }
+
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted is retracted with it (SPEC 3.4)."""
         changes = applied.result if isinstance(applied.result, dict) else {}
@@ -105,6 +136,28 @@ class StoreState:
         from graph_service.beliefs.fingerprint import fingerprint_of
 
         return fingerprint_of(self.beliefs.fingerprint_rows())
+
+
+def _coalesced(nodes: list[NodeUpsert]) -> list[NodeUpsert]:
+    """One upsert per node, its properties set in order (later wins), at its first position.
+
+    Sub-entries of one entry may each set the same node; the graph statement does not promise
+    that two upserts of one node in one entry land in order, so they are merged here.
+    """
+    merged: dict[tuple[str, str], NodeUpsert] = {}
+    for node in nodes:
+        key = (node.label, node.id)
+        known = merged.get(key)
+        merged[key] = node if known is None else NodeUpsert(node.label, node.id, {**known.props, **node.props})
+    return list(merged.values())
+
+
+def _status_changes(result: Any) -> dict[str, tuple[str, str]]:
+    """The {id: (before, after)} a knowledge entry's result reports (add and tick nest them)."""
+    changes = result if isinstance(result, dict) else {}
+    if isinstance(changes.get("changes"), dict):
+        changes = changes["changes"]
+    return {i: (c[0], c[1]) for i, c in changes.items() if isinstance(c, (list, tuple)) and len(c) == 2}
 
 
 def _became(change: Any, status: str) -> bool:
@@ -126,6 +179,7 @@ def replay(entries: Iterable[Entry], upto: int | None = None, skip: Iterable[str
     """
     skipped = frozenset(skip)
     state = StoreState()
+    state.skip = skipped
     for entry in entries:
         if upto is not None and entry.seq > upto:
             break

@@ -5,7 +5,8 @@ Three journal operations:
 - ``unknown.declare`` ``{id, situation, factor, text, parent, affects, decisions}``: an unresolved
   question inside a situation; ``affects`` are item ids and ``decisions`` snapshot ids it bears on.
 - ``question.ask`` ``{id, target, target_kind, subject, parent, text, path, preferred, rejected,
-  materiality}``: a question was put to a person (usually from a `Selection`).
+  materiality, declare?}``: a question was put to a person (usually from a `Selection`); with
+  ``declare`` (an ``unknown.declare`` payload) the unknown is declared by the same entry, first.
 - ``question.answer`` ``{question, answer, confirmed, effect}``: the person's answer, and the
   `effect` the knowledge core must carry out next (see `graph_service.questions.answers`).
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from graph_service.domain import Applied, Draft
 from graph_service.errors import Conflict, NotFound, UserError
@@ -83,6 +85,19 @@ def _ids(values: object, field: str) -> list[str]:
     return sorted({clean_text(v, field) for v in values})
 
 
+def _unknown_record(p: Mapping[str, Any], at: int) -> UnknownRecord:
+    return UnknownRecord(
+        id=p["id"],
+        situation=p["situation"],
+        factor=p["factor"],
+        text=p["text"],
+        parent=p.get("parent"),
+        affects=tuple(p.get("affects", ())),
+        decisions=tuple(p.get("decisions", ())),
+        declared_at=at,
+    )
+
+
 def _unknown_id(situation: str, factor: str, text: str) -> str:
     digest = hashlib.sha256(canonical_json([situation, factor, text]).encode("utf-8")).hexdigest()
     return f"unknown-{digest[:16]}"
@@ -111,6 +126,15 @@ class QuestionState:
         found = sorted(self._questions.values(), key=lambda q: (q.asked_at, q.id))
         return [q for q in found if answered is None or q.answered == answered]
 
+    def unknowns(self, *, answered: bool | None = None) -> list[UnknownRecord]:
+        """Declared unknowns in the order they were declared, optionally only (un)answered ones."""
+        found = sorted(self._unknowns.values(), key=lambda u: (u.declared_at, u.id))
+        return [u for u in found if answered is None or u.answered == answered]
+
+    def questions_about(self, target: str) -> list[QuestionRecord]:
+        """Every question ever asked about `target`, in the order asked."""
+        return [q for q in self.questions() if q.target == target]
+
     def open_question_for(self, target: str) -> QuestionRecord | None:
         """The question asked about `target` that still awaits an answer, if any."""
         return next((q for q in self.questions(answered=False) if q.target == target), None)
@@ -123,6 +147,12 @@ class QuestionState:
         `dataclasses.replace` the counts.
         """
         return [self._candidate(u) for u in sorted(self._unknowns.values(), key=lambda u: u.id)]
+
+    def declared_candidate(self, declaration: Draft, at: int) -> Candidate:
+        """The candidate a planned `unknown.declare` becomes once applied at journal position `at`."""
+        if not isinstance(declaration, Draft) or declaration.op != DECLARE_UNKNOWN:
+            raise UserError("declaration must be a planned unknown.declare", field="declare")
+        return self._candidate(_unknown_record(declaration.payload, at))
 
     def _candidate(self, unknown: UnknownRecord) -> Candidate:
         parent = self._unknowns.get(unknown.parent) if unknown.parent else None
@@ -179,20 +209,26 @@ class QuestionState:
         }
         return Draft(DECLARE_UNKNOWN, payload)
 
-    def plan_ask(self, selection: Selection) -> Draft:
+    def plan_ask(self, selection: Selection, declared: Draft | None = None) -> Draft:
         """Record that the selected question was put to a person.
 
-        Conflict when the target is already resolved or a question about it awaits an answer
-        (the store should then return `open_question_for(target)` instead).
+        `declared` is a planned `unknown.declare` the same entry carries (applied first), so a
+        question may be about an unknown the request adds. Conflict when the target is already
+        resolved or a question about it awaits an answer (the store should then return
+        `open_question_for(target)` instead).
         """
         if not isinstance(selection, Selection):
             raise UserError("selection must be a Selection", field="selection")
+        if declared is not None and (not isinstance(declared, Draft) or declared.op != DECLARE_UNKNOWN):
+            raise UserError("declared must be a planned unknown.declare", field="declare")
+        if declared is not None and declared.payload["id"] in self._unknowns:
+            raise Conflict(f"unknown {declared.payload['id']!r} is already declared", field="id")
         target = selection.target
         if target is None or selection.text is None:
             raise UserError("there is no open question to ask", field="target")
         if target.resolved:
             raise Conflict(f"{target.kind} {target.id!r} is already resolved", field="target")
-        if target.kind == UNKNOWN:
+        if target.kind == UNKNOWN and not (declared is not None and declared.payload["id"] == target.id):
             unknown = self._unknowns.get(target.id)
             if unknown is None:
                 raise NotFound(f"unknown {target.id!r} was never declared", field="target")
@@ -214,6 +250,8 @@ class QuestionState:
             "rejected": selection.rejected,
             "materiality": selection.score.materiality if selection.score else 0,
         }
+        if declared is not None:
+            payload["declare"] = dict(declared.payload)
         return Draft(ASK_QUESTION, payload)
 
     def plan_answer(
@@ -269,16 +307,7 @@ class QuestionState:
         p = entry.payload
         if p["id"] in self._unknowns:
             raise Conflict(f"unknown {p['id']!r} is already declared", field="id")
-        unknown = UnknownRecord(
-            id=p["id"],
-            situation=p["situation"],
-            factor=p["factor"],
-            text=p["text"],
-            parent=p.get("parent"),
-            affects=tuple(p.get("affects", ())),
-            decisions=tuple(p.get("decisions", ())),
-            declared_at=entry.seq,
-        )
+        unknown = _unknown_record(p, entry.seq)
         self._unknowns[unknown.id] = unknown
         projection = Projection()
         projection.node(
@@ -302,18 +331,26 @@ class QuestionState:
 
     def _apply_ask(self, entry: Entry) -> Applied:
         p = entry.payload
+        declared = p.get("declare")
         if p["id"] in self._questions:
             raise Conflict(f"question {p['id']!r} was already asked", field="id")
         if p["target_kind"] not in CANDIDATE_KINDS:
             raise UserError(f"target_kind {p['target_kind']!r} bears no question", field="target_kind")
         if p["path"] not in (PREFERRED, FALLBACK) or p.get("rejected") not in (None, *REJECTION_REASONS):
             raise UserError("path or rejected is not a known selection outcome", field="path")
-        if p["target_kind"] == UNKNOWN and p["target"] not in self._unknowns:
+        if declared is not None and declared["id"] in self._unknowns:
+            raise Conflict(f"unknown {declared['id']!r} is already declared", field="id")
+        declares_target = declared is not None and declared["id"] == p["target"]
+        if p["target_kind"] == UNKNOWN and not declares_target and p["target"] not in self._unknowns:
             raise NotFound(f"unknown {p['target']!r} was never declared", field="target")
-        if p["target_kind"] == UNKNOWN and self._unknowns[p["target"]].answered:
+        if p["target_kind"] == UNKNOWN and not declares_target and self._unknowns[p["target"]].answered:
             raise Conflict(f"unknown {p['target']!r} is already answered", field="target")
         if self.open_question_for(p["target"]) is not None:
             raise Conflict(f"a question about {p['target']!r} awaits an answer", field="target")
+        # Every check is done: declaring first cannot leave the entry half applied.
+        projection = Projection()
+        if declared is not None:
+            projection.extend(self._apply_declare(replace(entry, op=DECLARE_UNKNOWN, payload=declared)).projection)
         record = QuestionRecord(
             id=p["id"],
             target=p["target"],
@@ -328,7 +365,6 @@ class QuestionState:
             by=entry.by,
         )
         self._questions[record.id] = record
-        projection = Projection()
         projection.node(
             "Question",
             record.id,
@@ -347,7 +383,10 @@ class QuestionState:
             answered_at=None,
         )
         projection.edge("ASKS_ABOUT", "Question", record.id, TARGET_LABELS[record.target_kind], record.target)
-        return Applied(projection, {"question": record.id, "text": record.text})
+        result = {"question": record.id, "text": record.text}
+        if declared is not None:
+            result["unknown"] = declared["id"]
+        return Applied(projection, result)
 
     def _apply_answer(self, entry: Entry) -> Applied:
         p = entry.payload

@@ -1,0 +1,257 @@
+"""GraphQL for what to ask a person next (SPEC 3.7): declared unknowns, the open targets ranked,
+`nextQuestion` (a caller's valid preference, else the most material target), and answers whose
+effect on the knowledge store is written in the answer's own journal entry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from graph_service.api.context import service_of
+from graph_service.api.errors import user_errors
+from graph_service.api.knowledge_types import StatusChange
+from graph_service.domain import Draft
+from graph_service.questions import plans
+from graph_service.questions.candidates import Score
+from graph_service.questions.select import Selection, select_next_question
+from graph_service.questions.state import QuestionRecord, UnknownRecord
+from graph_service.questions.targets import TargetView
+from graph_service.questions.text import formulate
+
+
+@strawberry.type(description="Why a target ranks where it does: what rests on it, then its age, then its id.")
+class ScoreBreakdown:
+    target: str
+    target_kind: str = strawberry.field(description="dispute, stale_item or unknown.")
+    dependents: int = strawberry.field(description="Items resting on it, transitively.")
+    snapshots: int = strawberry.field(description="Recorded snapshots that read its items.")
+    decisions: int = strawberry.field(description="Decisions declared to bear on it.")
+    materiality: int = strawberry.field(description="The weighted sum (decisions 3, snapshots 2, dependents 1).")
+    opened_at: int = strawberry.field(description="The journal position it became open at (older ranks first).")
+
+    @classmethod
+    def of(cls, s: Score) -> ScoreBreakdown:
+        return cls(target=s.id, target_kind=s.kind, dependents=s.dependents, snapshots=s.snapshots,
+                   decisions=s.decisions, materiality=s.materiality, opened_at=s.opened_at)
+
+
+@strawberry.type(description="An unresolved question a client declared inside a situation.")
+class Unknown:
+    id: str
+    situation: str
+    factor: str = strawberry.field(description="What is not known.")
+    text: str
+    parent: str | None = strawberry.field(description="The decision or unknown it is a factor of.")
+    affects: list[str] = strawberry.field(description="Item ids it bears on.")
+    decisions: list[str] = strawberry.field(description="Decision snapshot ids it bears on.")
+    declared_at: int
+    answered: bool
+    answer: str | None
+    answered_at: int | None
+
+    @classmethod
+    def of(cls, u: UnknownRecord) -> Unknown:
+        return cls(id=u.id, situation=u.situation, factor=u.factor, text=u.text, parent=u.parent,
+                   affects=list(u.affects), decisions=list(u.decisions), declared_at=u.declared_at,
+                   answered=u.answered, answer=u.answer, answered_at=u.answered_at)
+
+
+@strawberry.type(description="A question put to a person about one target, and its answer once given.")
+class Question:
+    id: str
+    target: str
+    target_kind: str
+    subject: str
+    parent: str | None
+    text: str
+    path: str = strawberry.field(description="preferred (the caller's target) or fallback (ranked).")
+    preferred: str | None
+    rejected: str | None = strawberry.field(description="Why the preference was not honoured, if one was named.")
+    asked_at: int
+    asked_by: str
+    answered: bool
+    answer: str | None
+    answered_at: int | None
+    answered_by: str | None
+
+    @classmethod
+    def of(cls, q: QuestionRecord) -> Question:
+        return cls(id=q.id, target=q.target, target_kind=q.target_kind, subject=q.subject, parent=q.parent,
+                   text=q.text, path=q.path, preferred=q.preferred, rejected=q.rejected, asked_at=q.asked_at,
+                   asked_by=q.by, answered=q.answered, answer=q.answer, answered_at=q.answered_at,
+                   answered_by=q.answered_by)
+
+
+@strawberry.type(description="An open target with the question it would be asked and its score.")
+class OpenQuestion:
+    target: str
+    target_kind: str
+    subject: str
+    parent: str | None
+    text: str
+    score: ScoreBreakdown
+    asked: str | None = strawberry.field(description="The question about it that awaits an answer, if any.")
+
+
+@strawberry.type(description="The next question and how it was chosen (nothing open: id, target and text are null).")
+class NextQuestion:
+    id: str | None = strawberry.field(description="The question's id.")
+    target: str | None
+    target_kind: str | None
+    text: str | None
+    path: str = strawberry.field(description="preferred: the caller's target was honoured; fallback: ranked.")
+    preferred: str | None
+    rejected: str | None = strawberry.field(
+        description="Why a named preference was not honoured: missing, resolved or not_question_bearing.")
+    score: ScoreBreakdown | None
+    ranking: list[ScoreBreakdown] = strawberry.field(description="Every open target in fallback order.")
+    asked: bool = strawberry.field(description="True when this request journalled the asking; false when the "
+                                               "question was already open (or nothing is).")
+    asked_at: int | None = strawberry.field(description="The journal position the question was asked at.")
+    declared: str | None = strawberry.field(description="The unknown this request declared, if any.")
+    seq: int | None = strawberry.field(description="The journal position this request wrote, if it wrote.")
+
+
+@strawberry.type(description="What answering changed: the question, the effect, and item status changes.")
+class AnswerOutcome:
+    question: str
+    target: str
+    target_kind: str
+    answer: str
+    seq: int
+    effect: JSON = strawberry.field(description="What the answer meant for the target (resolve, confirm, retire, "
+                                                "add a person-sourced fact).")
+    changes: list[StatusChange]
+    added: list[str] = strawberry.field(description="Items the answer added (a person-sourced fact).")
+
+
+@strawberry.input(description="An unresolved question inside a situation, and what it bears on.")
+class UnknownInput:
+    situation: str
+    text: str
+    factor: str | None = None
+    affects: list[str] | None = None
+    decisions: list[str] | None = None
+    parent: str | None = None
+    id: str | None = strawberry.field(default=None, description="Default: derived from situation, factor and text.")
+
+
+def _declaration(unknown: UnknownInput) -> dict[str, Any]:
+    return {"situation": unknown.situation, "text": unknown.text, "factor": unknown.factor,
+            "affects": unknown.affects or (), "decisions": unknown.decisions or (), "parent": unknown.parent,
+            "id": unknown.id}
+
+
+class _NothingToAsk(Exception):
+    """The request writes nothing: the chosen question is already open, or nothing is open."""
+
+
+def _next(selection: Selection, record: QuestionRecord | None, asked: bool, declared: str | None,
+          seq: int | None) -> NextQuestion:
+    target = selection.target
+    return NextQuestion(
+        id=record.id if record else None, target=target.id if target else None,
+        target_kind=target.kind if target else None,
+        text=record.text if record else selection.text, path=selection.path, preferred=selection.preferred,
+        rejected=selection.rejected, score=ScoreBreakdown.of(selection.score) if selection.score else None,
+        ranking=[ScoreBreakdown.of(s) for s in selection.ranking], asked=asked,
+        asked_at=record.asked_at if record else None, declared=declared, seq=seq)
+
+
+@strawberry.type
+class QuestionQuery:
+    @strawberry.field(description="Every open target ranked as the fallback would rank it, with its question "
+                                  "(nothing is written).")
+    def open_questions(self, info: strawberry.Info[Any, Any]) -> list[OpenQuestion]:
+        service = service_of(info)
+        service.journal.catch_up()
+        state = service.state
+        candidates = {c.id: c for c in TargetView(state.knowledge, state.questions).candidates()}
+        found = []
+        for s in select_next_question(candidates.values()).ranking:
+            c = candidates[s.id]
+            pending = state.questions.open_question_for(c.id)
+            found.append(OpenQuestion(target=c.id, target_kind=c.kind, subject=c.subject, parent=c.parent,
+                                      text=formulate(c), score=ScoreBreakdown.of(s),
+                                      asked=pending.id if pending else None))
+        return found
+
+    @strawberry.field(description="Questions in the order asked; answered: only answered (true) or open (false).")
+    def questions(self, info: strawberry.Info[Any, Any], answered: bool | None = None) -> list[Question]:
+        service = service_of(info)
+        service.journal.catch_up()
+        return [Question.of(q) for q in service.state.questions.questions(answered=answered)]
+
+    @strawberry.field(description="Declared unknowns in the order declared; answered filters them.")
+    def unknowns(self, info: strawberry.Info[Any, Any], answered: bool | None = None) -> list[Unknown]:
+        service = service_of(info)
+        service.journal.catch_up()
+        return [Unknown.of(u) for u in service.state.questions.unknowns(answered=answered)]
+
+
+@strawberry.type
+class QuestionMutation:
+    @strawberry.mutation(description="Declare an unresolved question inside a situation, linked to the items "
+                                     "(affects) and decision snapshots (decisions) it bears on.")
+    @user_errors
+    def declare_unknown(self, info: strawberry.Info[Any, Any], situation: str, text: str,
+                        factor: str | None = None, affects: list[str] | None = None,
+                        decisions: list[str] | None = None, parent: str | None = None, id: str | None = None,
+                        by: str = "anonymous") -> Unknown:
+        service = service_of(info)
+        declaration = _declaration(UnknownInput(situation=situation, text=text, factor=factor, affects=affects,
+                                                decisions=decisions, parent=parent, id=id))
+        done = service.journal.write(by, lambda: plans.plan_declare(service.state, **declaration))
+        record = service.state.questions.unknown(done.result["unknown"])
+        assert record is not None
+        return Unknown.of(record)
+
+    @strawberry.mutation(description="Choose the next question to ask a person and journal the asking. A valid "
+                                     "preferred target (existing or declared by this request, question-bearing, "
+                                     "unresolved) wins; otherwise the most material open target, then the oldest, "
+                                     "then by id. A question already open about the chosen target is returned "
+                                     "without a new entry.")
+    @user_errors
+    def next_question(self, info: strawberry.Info[Any, Any], preferred: str | None = None,
+                      declare: UnknownInput | None = None, by: str = "anonymous") -> NextQuestion:
+        service = service_of(info)
+        declaration = _declaration(declare) if declare is not None else None
+        chosen: list[plans.NextQuestion] = []
+
+        def plan() -> Draft:
+            chosen[:] = [plans.plan_next_question(service.state, preferred, declaration)]
+            if chosen[0].draft is None:
+                raise _NothingToAsk
+            return chosen[0].draft
+
+        try:
+            done = service.journal.write(by, plan)
+        except _NothingToAsk:
+            return _next(chosen[0].selection, chosen[0].existing, False, None, None)
+        planned = chosen[0]
+        if planned.existing is not None:  # only the request's declaration was written
+            return _next(planned.selection, planned.existing, False, planned.declared, done.entry.seq)
+        record = service.state.questions.question(done.result["question"])
+        return _next(planned.selection, record, True, planned.declared, done.entry.seq)
+
+    @strawberry.mutation(description="A person's answer: a dispute's right value, whether a stale item still holds "
+                                     "(confirmed; with false, optionally its value now), or an unknown's answer "
+                                     "(value; fact may name its s and r), recorded as a person-sourced fact.")
+    @user_errors
+    def answer_question(self, info: strawberry.Info[Any, Any], question: str, value: JSON | None = None,
+                        confirmed: bool | None = None, fact: JSON | None = None,
+                        by: str = "anonymous") -> AnswerOutcome:
+        service = service_of(info)
+        done = service.journal.write(by, lambda: plans.plan_answer(
+            service.state, question, by=by, value=value, confirmed=confirmed, fact=fact))
+        record = service.state.questions.question(done.result["question"])
+        assert record is not None and record.answer is not None
+        r = done.result
+        return AnswerOutcome(
+            question=record.id, target=record.target, target_kind=record.target_kind, answer=record.answer,
+            seq=done.entry.seq, effect=r["effect"],
+            changes=[StatusChange(id=i, before=c[0], after=c[1]) for i, c in sorted(r["changes"].items())],
+            added=[k["id"] for k in r["knowledge"]
+                   if isinstance(k, dict) and k.get("admission") and k.get("id") and k["id"] != record.target])
