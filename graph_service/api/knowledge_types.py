@@ -219,6 +219,8 @@ class KnowledgeQuery:
         service.journal.catch_up()
         given = {k: v for k, v in strawberry.asdict(filter).items() if v is not None} if filter else {}
         assert set(given) <= set(FIND_FILTERS)
+        if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
+            raise UserError("filter.scope must be an object", field="scope")
         found = [r for r in service.state.knowledge.find(**given) if after is None or r["id"] > after]
         page = found[:size]
         return ItemConnection(edges=[ItemEdge(cursor=r["id"], node=_item(service, r)) for r in page],

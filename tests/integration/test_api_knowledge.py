@@ -114,3 +114,14 @@ def test_an_unknown_source_is_refused_and_the_refusal_is_journalled(client: Test
     entry = gql(client, "{ journal(first: 1) { edges { node { op payload } } } }")["data"]["journal"]["edges"][0]
     assert entry["node"]["op"] == "item.refused" and "model" in entry["node"]["payload"]
     assert gql(client, "{ report }")["data"]["report"]["refused"] == 1
+
+
+@pytest.mark.parametrize("scope", [[], "team", 3])
+def test_an_items_filter_scope_that_is_not_an_object_is_named(client: TestClient, scope: Any) -> None:
+    # Found by the fuzzer: a list reached scope_matches and raised AttributeError, masked as "Unexpected error.".
+    add(client, "x", "y", "z")
+    body = gql(client, "query($f: ItemFilter) { items(filter: $f) { totalCount } }", {"f": {"scope": scope}})
+    assert body["data"] is None
+    assert body["errors"][0]["message"] == "filter.scope must be an object"
+    assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "field": "scope"}
+    assert gql(client, '{ items(filter: {scope: {}}) { totalCount } }')["data"]["items"]["totalCount"] == 1
