@@ -139,16 +139,27 @@ class Projection:
 def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any]:
     """The parameters of `project_entries` for consecutive entries' projections, in journal order.
 
-    Every allowed label and edge kind is present (empty lists where unused); each node upsert names
-    the entry that wrote it. Applying them in order within one statement equals applying each in turn.
+    Every allowed label and edge kind is present (empty lists where unused). Upserts of one node
+    are folded into one, later properties over earlier, listing every entry that wrote it: FalkorDB
+    keeps only the first of several SETs on one node within one statement, so the statement must
+    never see a node twice. Edges are folded the same way.
     """
-    params: dict[str, Any] = {node_param(label): [] for label in NODE_LABELS}
-    params.update({edge_param(kind): [] for kind in EDGE_KINDS})
+    nodes: dict[tuple[str, str], dict[str, Any]] = {}
+    edges: dict[tuple[tuple[str, str, str], str, str], dict[str, Any]] = {}
     for seq, projection in projections:
         for n in projection.nodes:
-            params[node_param(n.label)].append({"id": n.id, "seq": seq, "props": dict(n.props)})
+            folded = nodes.setdefault((n.label, n.id), {"id": n.id, "seqs": [], "props": {}})
+            folded["props"].update(n.props)
+            if seq not in folded["seqs"]:
+                folded["seqs"].append(seq)
         for e in projection.edges:
-            params[edge_param(e.kind)].append({"src": e.src, "dst": e.dst, "props": dict(e.props)})
+            edges.setdefault((e.kind, e.src, e.dst), {"src": e.src, "dst": e.dst, "props": {}})["props"].update(e.props)
+    params: dict[str, Any] = {node_param(label): [] for label in NODE_LABELS}
+    params.update({edge_param(kind): [] for kind in EDGE_KINDS})
+    for (label, _), row in nodes.items():
+        params[node_param(label)].append(row)
+    for (kind, _, _), row in edges.items():
+        params[edge_param(kind)].append(row)
     params["first"] = projections[0][0]
     params["last"] = projections[-1][0]
     return params

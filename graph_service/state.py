@@ -18,7 +18,6 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.projection import NodeUpsert
 from graph_service.questions import ANSWER_QUESTION, QuestionState
 from graph_service.statements import OP_SAY, StatementState, message_observation_id
 from graph_service.stream.state import StreamState
@@ -112,7 +111,6 @@ class StoreState:
             results.append(done.result)
             for item_id, (before, after) in _status_changes(done.result).items():
                 changes[item_id] = (changes.get(item_id, (before, after))[0], after)
-        applied.projection.nodes[:] = _coalesced(applied.projection.nodes)
         applied.result = {
             **(applied.result or {}),
             "changes": {i: c for i, c in sorted(changes.items()) if c[0] != c[1]},
@@ -136,20 +134,6 @@ class StoreState:
         from graph_service.beliefs.fingerprint import fingerprint_of
 
         return fingerprint_of(self.beliefs.fingerprint_rows())
-
-
-def _coalesced(nodes: list[NodeUpsert]) -> list[NodeUpsert]:
-    """One upsert per node, its properties set in order (later wins), at its first position.
-
-    Sub-entries of one entry may each set the same node; the graph statement does not promise
-    that two upserts of one node in one entry land in order, so they are merged here.
-    """
-    merged: dict[tuple[str, str], NodeUpsert] = {}
-    for node in nodes:
-        key = (node.label, node.id)
-        known = merged.get(key)
-        merged[key] = node if known is None else NodeUpsert(node.label, node.id, {**known.props, **node.props})
-    return list(merged.values())
 
 
 def _status_changes(result: Any) -> dict[str, tuple[str, str]]:

@@ -1,0 +1,54 @@
+"""The projection statement on every backend: every allowed label and edge, and folding."""
+
+from __future__ import annotations
+
+from graph_service.journal.chain import GENESIS
+from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection, statement_params
+from graph_service.storage.port import GraphPort
+
+
+def prepare(graph: GraphPort, entries: int) -> None:
+    graph.setup_schema()
+    graph.run("head_init", {"genesis": GENESIS})
+    prev = GENESIS
+    for seq in range(1, entries + 1):
+        stored = {"seq": seq, "op": "note", "by": "t", "at": 0, "payload": "{}", "prev": prev, "hash": f"h{seq}"}
+        assert graph.run("append_entry", {"prev": prev, "seq": seq, "entry": stored})
+        prev = f"h{seq}"
+
+
+def test_every_allowed_label_and_edge_is_written(graph: GraphPort) -> None:
+    prepare(graph, 1)
+    projection = Projection()
+    for label in NODE_LABELS:
+        projection.node(label, f"{label}-1", name=label, tags=["a", "b"])
+    for rel, src, dst in EDGE_KINDS:
+        projection.edge(rel, src, f"{src}-1", dst, f"{dst}-2", weight=0.5)
+    assert graph.run("project_entries", statement_params([(1, projection)])) == [{"projected": 1}]
+    found = {row["item"]["id"]: row["item"] for row in graph.run("items_by_id", {"ids": ["Item-1", "Item-2"]})}
+    assert found["Item-1"]["tags"] == ["a", "b"] and found["Item-1"]["name"] == "Item"
+    assert graph.run("project_entries", statement_params([(1, projection)])) == []  # applied once only
+
+
+def test_a_node_written_twice_in_one_statement_keeps_the_last_value(graph: GraphPort) -> None:
+    # Regression: FalkorDB keeps only the first of several SETs on one node within a statement.
+    prepare(graph, 2)
+    first, second = Projection(), Projection()
+    first.node("Item", "k-1", status="active", rank=3)
+    second.node("Item", "k-1", status="retracted")
+    second.node("Item", "k-1", status="refuted")
+    graph.run("project_entries", statement_params([(1, first), (2, second)]))
+    item = graph.run("items_by_id", {"ids": ["k-1"]})[0]["item"]
+    assert (item["status"], item["rank"]) == ("refuted", 3)
+
+
+def test_folding_lists_every_writer_once() -> None:
+    first, second = Projection(), Projection()
+    first.node("Flag", "f", v=1)
+    second.node("Flag", "f", v=2)
+    second.edge("COVERS", "Flag", "f", "Item", "i", since=1)
+    second.edge("COVERS", "Flag", "f", "Item", "i", since=2)
+    params = statement_params([(4, first), (5, second)])
+    assert params["n_Flag"] == [{"id": "f", "seqs": [4, 5], "props": {"v": 2}}]
+    assert params["e_COVERS_Flag_Item"] == [{"src": "f", "dst": "i", "props": {"since": 2}}]
+    assert (params["first"], params["last"]) == (4, 5)
