@@ -64,6 +64,14 @@ class VerifyReport:
     reason: str | None = None
 
 
+def storable_payload(payload: dict[str, Any], by: str) -> str:
+    """The payload's canonical JSON (which escapes control characters, NUL included); UserError
+    if `by` holds a NUL, which FalkorDB cuts a query at (the entry would not match its hash)."""
+    if "\x00" in by:
+        raise UserError("by cannot hold a NUL character (U+0000)", field="by")
+    return canonical_json(payload)
+
+
 def entry_from_row(row: dict[str, Any]) -> Entry:
     """An Entry from its stored properties (the payload is stored as canonical JSON text)."""
     return Entry(
@@ -164,7 +172,7 @@ class Journal:
             for _ in range(MAX_APPEND_ATTEMPTS):
                 self.catch_up()
                 draft = plan()
-                payload_text = canonical_json(draft.payload)
+                payload_text = storable_payload(draft.payload, by)
                 if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
                     raise UserError(
                         f"payload is {len(payload_text.encode())} bytes; at most {MAX_PAYLOAD_BYTES} are accepted",
@@ -217,7 +225,7 @@ class Journal:
             batch: list[tuple[Entry, str, Projection]] = []
             try:
                 for entry in entries:
-                    payload_text = canonical_json(entry.payload)
+                    payload_text = storable_payload(entry.payload, entry.by)
                     applied = self._apply(entry)
                     self.seq, self.hash = entry.seq, entry.hash
                     batch.append((entry, payload_text, applied.projection))
@@ -242,8 +250,8 @@ class Journal:
         if not rows or rows[0]["appended"] != len(batch):
             self._reload()
             raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
-        for part in _distinct_runs([(entry.seq, p) for entry, _, p in batch]):
-            self.graph.run("project_entries", statement_params(part))
+        # statement_params folds a node written by several entries into one upsert.
+        self.graph.run("project_entries", statement_params([(entry.seq, p) for entry, _, p in batch]))
         return len(batch)
 
     def _reload(self) -> None:
@@ -285,25 +293,3 @@ class Journal:
             return VerifyReport(False, report.checked, head["seq"], last_seq + 1,
                                 f"head names position {head['seq']} but the chain ends at {last_seq}")
         return VerifyReport(True, report.checked, head["seq"])
-
-
-def _distinct_runs(projections: list[tuple[int, Projection]]) -> Iterator[list[tuple[int, Projection]]]:
-    """Consecutive runs of entries in which no node or edge is written by two entries.
-
-    FalkorDB drops all but the first `SET` on a node (or relationship) that one statement's
-    `FOREACH` upserts twice, so a batch is projected one such run per statement; each statement
-    still advances the projected position by compare-and-set, so a crash between two leaves the
-    rest for catch-up.
-    """
-    run: list[tuple[int, Projection]] = []
-    seen: set[tuple[str, ...]] = set()
-    for seq, projection in projections:
-        names = {("n", n.label, n.id) for n in projection.nodes}
-        names |= {("e", *e.kind, e.src, e.dst) for e in projection.edges}
-        if run and not names.isdisjoint(seen):
-            yield run
-            run, seen = [], set()
-        run.append((seq, projection))
-        seen |= names
-    if run:
-        yield run

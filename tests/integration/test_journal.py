@@ -84,3 +84,14 @@ def test_a_deleted_entry_is_named(graph: GraphPort) -> None:
         graph._driver.execute_query("MATCH (e:Entry {seq: 2}) DETACH DELETE e")
     report = journal.verify()
     assert not report.ok and report.first_bad == 2
+
+
+def test_a_nul_character_is_kept_in_payloads_and_refused_in_authors(graph: GraphPort) -> None:
+    # Regression: FalkorDB cuts a query at NUL. Payloads are stored as JSON (NUL escaped), so they
+    # keep it and still verify; an author is stored as it is, so a NUL there is refused.
+    journal = open_journal(graph)
+    journal.write("ann", lambda: plan_note("a\x00b"))
+    with pytest.raises(UserError, match="NUL"):
+        journal.write("an\x00n", lambda: plan_note("fine"))
+    assert [e.payload["text"] for e in journal.entries_after(0)] == ["a\x00b"]
+    assert journal.stored_head()["seq"] == 1 and journal.verify().ok
