@@ -14,8 +14,8 @@ from graph_service.api.belief_types import BeliefMutation, BeliefQuery
 from graph_service.api.errors import should_mask_error
 from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
-from graph_service.api.question_types import QuestionMutation, QuestionQuery
 from graph_service.api.no_nul import NoNulCharacters
+from graph_service.api.question_types import QuestionMutation, QuestionQuery
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
