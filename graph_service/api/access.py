@@ -77,6 +77,7 @@ FIELD_ROLES: Mapping[str, Role] = {
     "doNotInfer": Role.OPERATOR,
     "sameEntity": Role.OPERATOR,
     "differentEntity": Role.OPERATOR,
+    "pinBelief": Role.OPERATOR,  # SPEC 3.4: a status is pinned by an operator
     "resolve": Role.OPERATOR,
     "resolveDispute": Role.OPERATOR,
     "answerQuestion": Role.OPERATOR,

@@ -10,7 +10,8 @@ from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
 from graph_service.api.access import AccessControl
-from graph_service.api.belief_types import BeliefMutation, BeliefQuery
+from graph_service.api.belief_mutations import BeliefMutation
+from graph_service.api.belief_types import BeliefQuery
 from graph_service.api.errors import should_mask_error
 from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery

@@ -1,0 +1,262 @@
+"""GraphQL writes of the belief layer: one mutation per belief-layer write, each one journal entry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import strawberry
+
+from graph_service.api.belief_types import Belief, belief_props
+from graph_service.api.context import service_of
+from graph_service.api.errors import user_errors
+from graph_service.domain import Draft
+from graph_service.errors import NotFound, UserError
+from graph_service.journal.chain import canonical_json
+from graph_service.service import Service
+
+
+@strawberry.type(description="A belief as it was before or after a write.")
+class BeliefSnapshot:
+    status: str
+    confidence: float
+    version: int
+
+
+@strawberry.type(description="One belief a write changed: before (null when created) and after.")
+class BeliefChange:
+    belief: str
+    before: BeliefSnapshot | None
+    after: BeliefSnapshot
+
+
+@strawberry.type(description="Something a write did that is worth a line: created, contradiction_detected, ...")
+class BeliefEvent:
+    name: str
+    detail: str = strawberry.field(description="The event's fields as canonical JSON.")
+
+
+@strawberry.type(description="What one belief-layer write did: its journal entry and every belief it changed.")
+class BeliefWrite:
+    seq: int
+    op: str
+    by: str
+    created: list[str]
+    evidence: list[str] = strawberry.field(description="The evidence rows written.")
+    retracted_evidence: list[str]
+    changes: list[BeliefChange]
+    events: list[BeliefEvent]
+    belief_id: strawberry.Private[str | None]
+    pattern: str | None = strawberry.field(description="The do-not-infer pattern written or that refused it.")
+    refused: bool = strawberry.field(description="An operator's do-not-infer pattern refused the creation.")
+
+    @strawberry.field(description="The belief the write was about, as the graph holds it now.")
+    def belief(self, info: strawberry.Info[Any, Any]) -> Belief | None:
+        if self.belief_id is None:
+            return None
+        return Belief.of(belief_props(service_of(info), self.belief_id))
+
+
+def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
+    if raw is None:
+        return None
+    return BeliefSnapshot(status=raw["status"], confidence=raw["confidence"], version=raw["version"])
+
+
+def _write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str, Any],
+           focus: Callable[[dict[str, Any], Draft], str | None],
+           check: Callable[[Service], None] | None = None) -> BeliefWrite:
+    """Plan against the current state (bad input raises, nothing written), append one entry, report it."""
+    service = service_of(info)
+    drafts: list[Draft] = []
+
+    def plan() -> Draft:
+        if check is not None:
+            check(service)
+        draft = service.state.beliefs.plan(op, payload)
+        drafts.append(draft)
+        return draft
+
+    written = service.journal.write(by, plan)
+    result = written.result
+    refused = result.get("refused")
+    return BeliefWrite(
+        seq=written.entry.seq, op=written.entry.op, by=written.entry.by, created=list(result["created"]),
+        evidence=list(result["evidence"]), retracted_evidence=list(result["retracted_evidence"]),
+        changes=[BeliefChange(belief=b, before=_snapshot(c["before"]), after=_snapshot(c["after"]))
+                 for b, c in result["beliefs"].items()],
+        events=[BeliefEvent(name=e["event"], detail=canonical_json({k: v for k, v in e.items() if k != "event"}))
+                for e in result["events"]],
+        belief_id=focus(result, drafts[-1]),
+        pattern=result.get("pattern") or (refused or {}).get("pattern"),
+        refused=refused is not None,
+    )
+
+
+@strawberry.input(description="One evidence row. weight and credibility are within [0, 1].")
+class EvidenceInput:
+    weight: float
+    direction: str = "for"
+    credibility: float | None = None
+    derivation: str | None = strawberry.field(
+        default=None, description="direct, assertion, operator, external, prediction (primary) or consolidation, "
+                                  "inference, reflection, dream, retrieval (derived); direct when omitted.")
+    family: str | None = strawberry.field(default=None, description="The independent source; actor:<actor> "
+                                                                    "when only an actor is given.")
+    actor: str | None = None
+    source: str | None = strawberry.field(default=None, description="The family of a legacy_unknown row.")
+    provenance_status: str | None = None
+    root_kind: str | None = strawberry.field(default=None, description="observation, item, belief, prediction, "
+                                                                       "operator or note.")
+    root_ids: list[str] | None = None
+    note: str | None = None
+
+    def as_payload(self) -> dict[str, Any]:
+        raw = {"weight": self.weight, "direction": self.direction, "credibility": self.credibility,
+               "derivation": self.derivation, "family": self.family, "actor": self.actor, "source": self.source,
+               "provenance_status": self.provenance_status, "root_kind": self.root_kind,
+               "root_ids": self.root_ids, "note": self.note}
+        return {k: v for k, v in raw.items() if v is not None}
+
+
+@strawberry.input(description="An observation offered to association, with the flags read off it.")
+class AssociationCueInput:
+    id: str
+    at: int = strawberry.field(description="When it happened, epoch milliseconds.")
+    summary: str
+    notable: bool = True
+    hypothetical: bool = False
+    question: bool = False
+    request: bool = False
+    speaker: str | None = None
+    family: str | None = None
+    credibility: float = 1.0
+
+    def as_payload(self) -> dict[str, Any]:
+        raw = {"id": self.id, "at": self.at, "summary": self.summary, "notable": self.notable,
+               "hypothetical": self.hypothetical, "question": self.question, "request": self.request,
+               "speaker": self.speaker, "family": self.family, "credibility": self.credibility}
+        return {k: v for k, v in raw.items() if v is not None}
+
+
+def _created(result: dict[str, Any], draft: Draft) -> str | None:
+    return result.get("belief")
+
+
+def _named(name: str) -> Callable[[dict[str, Any], Draft], str | None]:
+    return lambda result, draft: draft.payload.get(name)
+
+
+def _first_proposed(result: dict[str, Any], draft: Draft) -> str | None:
+    proposed = result.get("proposed") or []
+    return proposed[0]["belief"] if proposed else None
+
+
+def _nothing(result: dict[str, Any], draft: Draft) -> str | None:
+    return None
+
+
+def _root_exists(root_kind: str, root_id: str) -> Callable[[Service], None]:
+    """A root must exist before it can be marked inaccurate (else the mark would name nothing)."""
+
+    def check(service: Service) -> None:
+        if not isinstance(root_id, str) or not root_id.strip():
+            raise UserError("rootId must be a non-empty string", field="root_id")
+        if root_kind == "observation" and not service.state.has_observation(root_id):
+            raise NotFound(f"root_id: no observation {root_id!r}", field="root_id")
+        if root_kind == "item" and not service.graph.run("items_by_id", {"ids": [root_id]}):
+            raise NotFound(f"root_id: no item {root_id!r}", field="root_id")
+
+    return check
+
+
+@strawberry.type
+class BeliefMutation:
+    @strawberry.mutation(description="Hold a new proposition, optionally with evidence and superseding an older one.")
+    @user_errors
+    def create_belief(self, info: strawberry.Info[Any, Any], proposition: str, epistemic_kind: str = "claim",
+                      subject: str | None = None, evidence: list[EvidenceInput] | None = None,
+                      supersedes: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"proposition": proposition, "epistemic_kind": epistemic_kind, "subject": subject,
+                   "evidence": [e.as_payload() for e in evidence or []], "supersedes": supersedes}
+        return _write(info, by, "belief.create", payload, _created)
+
+    @strawberry.mutation(description="Add one evidence row to a belief.")
+    @user_errors
+    def add_evidence(self, info: strawberry.Info[Any, Any], belief: str, evidence: EvidenceInput,
+                     by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "evidence.add", {"belief": belief, **evidence.as_payload()}, _named("belief"))
+
+    @strawberry.mutation(description="Retract one evidence row; the belief is re-evaluated, the row kept.")
+    @user_errors
+    def retract_evidence(self, info: strawberry.Info[Any, Any], evidence: str, reason: str | None = None,
+                         by: str = "anonymous") -> BeliefWrite:
+        rows = service_of(info).state.beliefs.rows
+        return _write(info, by, "evidence.retract", {"evidence": evidence, "reason": reason},
+                      lambda result, draft: rows[draft.payload["evidence"]].belief)
+
+    @strawberry.mutation(description="Operator: this belief is wrong (pinned rejected, history kept)")
+    @user_errors
+    def correct_belief(self, info: strawberry.Info[Any, Any], belief: str, reason: str | None = None,
+                       by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "belief.correct", {"kind": "wrong", "belief": belief, "reason": reason},
+                      _named("belief"))
+
+    @strawberry.mutation(description="Operator: do not infer this again (a belief's proposition, or a proposition).")
+    @user_errors
+    def do_not_infer(self, info: strawberry.Info[Any, Any], belief: str | None = None,
+                     proposition: str | None = None, reason: str | None = None,
+                     by: str = "anonymous") -> BeliefWrite:
+        if (belief is None) == (proposition is None):
+            raise UserError("give exactly one of belief and proposition", field="proposition")
+        payload = {"kind": "do_not_infer", "belief": belief, "proposition": proposition, "reason": reason}
+        return _write(info, by, "belief.correct", payload, lambda result, draft: belief)
+
+    @strawberry.mutation(description="Operator: this observation (or item) is inaccurate; evidence citing it is "
+                                     "retracted and the beliefs resting on it re-evaluated.")
+    @user_errors
+    def mark_inaccurate(self, info: strawberry.Info[Any, Any], root_id: str, root_kind: str = "observation",
+                        reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"kind": "inaccurate", "root_kind": root_kind, "root_id": root_id, "reason": reason}
+
+        def check(service: Service) -> None:
+            service.state.beliefs.plan("belief.correct", payload)  # kind and root kind first
+            _root_exists(root_kind, root_id)(service)
+
+        return _write(info, by, "belief.correct", payload, _nothing, check)
+
+    @strawberry.mutation(description="Operator: these two subjects name the same entity.")
+    @user_errors
+    def same_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str, reason: str | None = None,
+                    by: str = "anonymous") -> BeliefWrite:
+        payload = {"kind": "same_entity", "subject": subject, "other": other, "reason": reason}
+        return _write(info, by, "belief.correct", payload, _nothing)
+
+    @strawberry.mutation(description="Operator: undo the merge of these two subjects.")
+    @user_errors
+    def different_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str,
+                         reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"kind": "different_entity", "subject": subject, "other": other, "reason": reason}
+        return _write(info, by, "belief.correct", payload, _nothing)
+
+    @strawberry.mutation(description="Propose causal hypotheses from notable observations close in time.")
+    @user_errors
+    def associate(self, info: strawberry.Info[Any, Any], observations: list[AssociationCueInput], window_ms: int,
+                  subject: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        payload = {"observations": [o.as_payload() for o in observations], "window_ms": window_ms,
+                   "subject": subject}
+        return _write(info, by, "belief.associate", payload, _first_proposed)
+
+    @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
+    @user_errors
+    def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: str | None,
+                   reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "belief.pin", {"belief": belief, "status": status, "reason": reason},
+                      _named("belief"))
+
+    @strawberry.mutation(description="Propose that two beliefs contradict (e.g. a paraphrase a model noticed).")
+    @user_errors
+    def propose_contradiction(self, info: strawberry.Info[Any, Any], a: str, b: str, reason: str | None = None,
+                              by: str = "anonymous") -> BeliefWrite:
+        return _write(info, by, "belief.contradict", {"a": a, "b": b, "reason": reason}, _named("a"))
+
