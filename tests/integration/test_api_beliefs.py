@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +14,7 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from graph_service.config import Settings
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
-        yield c
-
-
-def gql(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    response = client.post("/graphql", json={"query": query, "variables": variables or {}})
-    assert response.status_code == 200, response.text
-    return response.json()
+from tests.integration.graphql_client import gql
 
 
 def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
-from graph_service.api.app import create_app
-from graph_service.config import Settings
+from tests.integration.graphql_client import gql
 
 ADD = """mutation($i: ItemInput!) { addItem(item: $i, by: "ann") {
   id status admission why seq changes { id before after } } }"""
 RETRACT = 'mutation($id: String!) { retractItem(id: $id, why: "wrong", by: "bob") { seq changes { id before after } } }'
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
-        yield c
-
-
-def gql(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    response = client.post("/graphql", json={"query": query, "variables": variables or {}})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def add(client: TestClient, s: str, r: str, o: Any, source: str = "person", **extra: Any) -> dict[str, Any]:

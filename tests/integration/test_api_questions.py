@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from graph_service.config import Settings
+from tests.integration.graphql_client import gql
 
 ADD = """mutation($i: ItemInput!) { addItem(item: $i, by: "ann") { id status } }"""
 DECLARE = """mutation($s: String!, $t: String!, $f: String, $a: [String!], $d: [String!], $p: String, $id: String) {
@@ -33,12 +34,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     with open_client(tmp_path / "data") as c:
         yield c
         assert verified(c)  # every scenario leaves a graph equal to the journal's replay
-
-
-def gql(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    response = client.post("/graphql", json={"query": query, "variables": variables or {}})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
