@@ -11,9 +11,9 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import service_of
+from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.journal_types import DEFAULT_PAGE, MAX_PAGE, PageInfo
+from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.statement_types import Assertion
 from graph_service.errors import NotFound, UserError
 from graph_service.service import Service
@@ -335,21 +335,12 @@ def decode_cursor(cursor: str | None) -> tuple[int | None, str | None]:
         raise UserError(f"after: {cursor!r} is not a belief cursor", field="after") from None
 
 
-def _page_size(first: int | None) -> int:
-    if first is None:
-        return DEFAULT_PAGE
-    if first < 1 or first > MAX_PAGE:
-        raise UserError(f"first must be between 1 and {MAX_PAGE}, got {first}", field="first")
-    return first
-
-
 @strawberry.type
 class BeliefQuery:
     @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions.")
     @user_errors
     def belief(self, info: strawberry.Info[Any, Any], id: str) -> Belief:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return Belief.of(belief_props(service, id))
 
     @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
@@ -357,10 +348,9 @@ class BeliefQuery:
     def beliefs(self, info: strawberry.Info[Any, Any], filter: BeliefFilter | None = None,
                 order_by: BeliefOrder = BeliefOrder.CONFIDENCE_DESC, first: int | None = None,
                 after: str | None = None) -> BeliefConnection:
-        size = _page_size(first)
+        size = page_size(first)
         after_key, after_id = decode_cursor(after)
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         wanted = filter or BeliefFilter()
         params = {"status": wanted.status, "subject": wanted.subject, "kind": wanted.kind}
         rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
@@ -383,8 +373,7 @@ class BeliefQuery:
     @user_errors
     def belief_upstream(self, info: strawberry.Info[Any, Any], id: str,
                         max_depth: int | None = None) -> list[BeliefWalkStep]:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         belief_props(service, id)
         return belief_walk(service, id, UPSTREAM_STEPS, max_depth)
 

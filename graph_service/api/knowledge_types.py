@@ -8,9 +8,9 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.api.context import service_of
+from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.journal_types import DEFAULT_PAGE, MAX_PAGE
+from graph_service.api.journal_types import page_size
 from graph_service.errors import NotFound, UserError
 from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
@@ -184,8 +184,7 @@ def _start(ids: list[str]) -> list[str]:
 
 
 def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any) -> list[WalkStep]:
-    service = service_of(info)
-    service.journal.catch_up()
+    service = caught_up(info)
     for item_id in _start(ids):
         _props(service, item_id)
     knowledge = service.state.knowledge.items
@@ -204,19 +203,15 @@ class KnowledgeQuery:
     @strawberry.field(description="One item by id.")
     @user_errors
     def item(self, info: strawberry.Info[Any, Any], id: str) -> Item:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return _item(service, _props(service, id))
 
     @strawberry.field(description="Items matching a filter, by id, a page at a time (first ≤ 500).")
     @user_errors
     def items(self, info: strawberry.Info[Any, Any], filter: ItemFilter | None = None,
               first: int | None = None, after: str | None = None) -> ItemConnection:
-        size = DEFAULT_PAGE if first is None else first
-        if size < 1 or size > MAX_PAGE:
-            raise UserError(f"first must be between 1 and {MAX_PAGE}, got {size}", field="first")
-        service = service_of(info)
-        service.journal.catch_up()
+        size = page_size(first)
+        service = caught_up(info)
         given = {k: v for k, v in strawberry.asdict(filter).items() if v is not None} if filter else {}
         assert set(given) <= set(FIND_FILTERS)
         if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
@@ -246,42 +241,36 @@ class KnowledgeQuery:
     @user_errors
     def snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None, relation: str | None = None,
                  scope: JSON | None = None, kinds: list[str] | None = None) -> JSON:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         planning.plan_snapshot(service.state.knowledge, about, relation, scope, kinds)  # validates only
         return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=kinds)
 
     @strawberry.field(description="The open disputes, one question each.")
     def disputes(self, info: strawberry.Info[Any, Any]) -> JSON:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return service.state.knowledge.disputes()
 
     @strawberry.field(description="Every flag with the items it covers and whether it is pending.")
     def flags(self, info: strawberry.Info[Any, Any], pending: bool | None = None) -> JSON:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         flags = service.state.knowledge.flags.values()
         return [dict(f.props(), covers=sorted(f.covers)) for f in flags if pending is None or f.pending == pending]
 
     @strawberry.field(description="Must this item be re-confirmed? Read from pending flags and the clock.")
     @user_errors
     def stale(self, info: strawberry.Info[Any, Any], id: str) -> list[str]:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         _props(service, id)
         return service.state.knowledge.stale_reasons(id)
 
     @strawberry.field(description="What was learned and from whom; refuted, retracted, expired, disputed, flagged.")
     def report(self, info: strawberry.Info[Any, Any]) -> JSON:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return service.state.knowledge.report()
 
     @strawberry.field(description="Hashes of what the store believes (items and beliefs).")
     def fingerprint(self, info: strawberry.Info[Any, Any]) -> Fingerprints:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return Fingerprints.of(service.state)
 
     @strawberry.field(description="The fingerprints of the store rebuilt from its journal: as it was at entry "
@@ -291,8 +280,7 @@ class KnowledgeQuery:
                 skip: list[str] | None = None) -> Fingerprints:
         if upto is not None and upto < 0:
             raise UserError("upto must not be negative", field="upto")
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return Fingerprints.of(replay(service.journal.entries_after(0), upto=upto, skip=skip or ()))
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.api.context import service_of
+from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange
 from graph_service.domain import Draft
@@ -165,8 +165,7 @@ class QuestionQuery:
     @strawberry.field(description="Every open target ranked as the fallback would rank it, with its question "
                                   "(nothing is written).")
     def open_questions(self, info: strawberry.Info[Any, Any]) -> list[OpenQuestion]:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         state = service.state
         candidates = {c.id: c for c in TargetView(state.knowledge, state.questions).candidates()}
         found = []
@@ -180,14 +179,12 @@ class QuestionQuery:
 
     @strawberry.field(description="Questions in the order asked; answered: only answered (true) or open (false).")
     def questions(self, info: strawberry.Info[Any, Any], answered: bool | None = None) -> list[Question]:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return [Question.of(q) for q in service.state.questions.questions(answered=answered)]
 
     @strawberry.field(description="Declared unknowns in the order declared; answered filters them.")
     def unknowns(self, info: strawberry.Info[Any, Any], answered: bool | None = None) -> list[Unknown]:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return [Unknown.of(u) for u in service.state.questions.unknowns(answered=answered)]
 
 

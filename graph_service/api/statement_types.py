@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import service_of
+from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.errors import NotFound
 from graph_service.service import Service
@@ -105,16 +105,14 @@ class StatementQuery:
     @strawberry.field(description="The assertions interpreting one observation (a message), in claim order.")
     @user_errors
     def assertions(self, info: strawberry.Info[Any, Any], observation: str) -> list[Assertion]:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         observation_props(service, observation, "observation")
         return assertions_of(service, observation)
 
     @strawberry.field(description="One observation as the graph holds it.")
     @user_errors
     def observation(self, info: strawberry.Info[Any, Any], id: str) -> Observation:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         return Observation.of(observation_props(service, id))
 
 

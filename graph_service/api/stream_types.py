@@ -6,7 +6,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import service_of
+from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE
 
@@ -82,8 +82,7 @@ class StreamQuery:
     @user_errors
     def recall(self, info: strawberry.Info[Any, Any], observer: str, now: int, k: int = 5,
                half_life: float = 50.0, w_recency: float = 1.0, w_importance: float = 1.0) -> list[RecallRow]:
-        service = service_of(info)
-        service.journal.catch_up()
+        service = caught_up(info)
         ranked = service.state.stream.recall(observer, now, k, half_life, w_recency, w_importance)
         return [RecallRow(**r.as_dict()) for r in ranked]
 
