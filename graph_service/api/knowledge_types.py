@@ -12,8 +12,10 @@ from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import page_size
 from graph_service.errors import NotFound, UserError
+from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
+from graph_service.knowledge.replay import redecide
 from graph_service.service import Service
 from graph_service.state import StoreState, replay
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, walk
@@ -198,6 +200,25 @@ def _write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> Any:
     return service.journal.write(by, lambda: plan(service.state.knowledge))
 
 
+@strawberry.type(description="A recorded decision snapshot that reads differently without the retracted items.")
+class Redecision:
+    snapshot: str
+    old: JSON = strawberry.field(description="The facts the decision was given (s, r, o), as recorded.")
+    new: JSON = strawberry.field(description="The facts it would be given without the retracted items.")
+
+
+@strawberry.type(description="Recorded decisions whose snapshot changes without the retracted items.")
+class Redecisions:
+    answer_changes: list[Redecision] = strawberry.field(description="The facts given changed: for a reviewer.")
+    justification_only: list[Redecision] = strawberry.field(description="Only hints or support changed.")
+
+
+def given_facts(snapshot: dict[str, Any]) -> list[Any]:
+    """What a decision answers on: the body of each fact it was given (s, r, o for facts), sorted."""
+    bodies = [f["body"] for f in snapshot["facts"]]
+    return sorted(([b["s"], b["r"], b["o"]] if {"s", "r", "o"} <= set(b) else b for b in bodies), key=canonical_json)
+
+
 @strawberry.type
 class KnowledgeQuery:
     @strawberry.field(description="One item by id.")
@@ -244,6 +265,20 @@ class KnowledgeQuery:
         service = caught_up(info)
         planning.plan_snapshot(service.state.knowledge, about, relation, scope, kinds)  # validates only
         return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=kinds)
+
+    @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
+                                  "The service cannot run a client's decision, so the answer it compares is the "
+                                  "set of facts given: changed facts are answer changes, the rest justification.")
+    @user_errors
+    def redecide(self, info: strawberry.Info[Any, Any], retracted: list[str]) -> Redecisions:
+        service = caught_up(info)
+        for item_id in _start(retracted):
+            _props(service, item_id)
+        changed, justified = redecide(service.journal.entries_after(0), retracted, given_facts)
+        return Redecisions(
+            answer_changes=[Redecision(snapshot=r["id"], old=r["old"], new=r["new"]) for r in changed],
+            justification_only=[Redecision(snapshot=r["id"], old=r["old"], new=r["new"]) for r in justified],
+        )
 
     @strawberry.field(description="The open disputes, one question each.")
     def disputes(self, info: strawberry.Info[Any, Any]) -> JSON:

@@ -110,3 +110,20 @@ def test_an_items_filter_scope_that_is_not_an_object_is_named(client: TestClient
     assert body["errors"][0]["message"] == "filter.scope must be an object"
     assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "field": "scope"}
     assert gql(client, '{ items(filter: {scope: {}}) { totalCount } }')["data"]["items"]["totalCount"] == 1
+
+
+def test_redecide_splits_answer_changes_from_justification(client: TestClient) -> None:
+    fact_item = add(client, "pump", "state", "ok")
+    hint_item = add(client, "pump", "colour", "red")
+    gql(client, 'mutation($i: [String!]) { raiseFlag(why: "repainted?", ids: $i) { id } }', {"i": [hint_item["id"]]})
+    snapshot = gql(client, 'mutation { takeSnapshot(about: ["pump"]) }')["data"]["takeSnapshot"]
+    assert [f["id"] for f in snapshot["facts"]] == [fact_item["id"]]
+    assert [h["id"] for h in snapshot["hints"]] == [hint_item["id"]]
+    query = 'query($r: [String!]!) { redecide(retracted: $r) { answerChanges { snapshot old new } ' \
+            'justificationOnly { snapshot } } }'
+    hint_gone = gql(client, query, {"r": [hint_item["id"]]})["data"]["redecide"]
+    assert hint_gone == {"answerChanges": [], "justificationOnly": [{"snapshot": snapshot["id"]}]}
+    fact_gone = gql(client, query, {"r": [fact_item["id"]]})["data"]["redecide"]
+    assert fact_gone == {"answerChanges": [{"snapshot": snapshot["id"], "old": [["pump", "state", "ok"]], "new": []}],
+                         "justificationOnly": []}
+    assert gql(client, query, {"r": ["k-nope"]})["errors"][0]["extensions"]["field"] == "id"
