@@ -200,6 +200,12 @@ def _write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> Any:
     return service.journal.write(by, lambda: plan(service.state.knowledge))
 
 
+def _status_write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> WriteOutcome:
+    """A write whose result is the items' status changes."""
+    done = _write(info, by, plan)
+    return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+
+
 @strawberry.type(description="A recorded decision snapshot that reads differently without the retracted items.")
 class Redecision:
     snapshot: str
@@ -334,29 +340,25 @@ class KnowledgeMutation:
     @user_errors
     def promote_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
                      by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_promote(k, id, why))
-        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+        return _status_write(info, by, lambda k: planning.plan_promote(k, id, why))
 
     @strawberry.mutation(description="Take an item back with everything derived from it; returns every change.")
     @user_errors
     def retract_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
                      by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_retract(k, id, why))
-        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+        return _status_write(info, by, lambda k: planning.plan_retract(k, id, why))
 
     @strawberry.mutation(description="Undo an update: the previous version returns (a hint while a flag is pending).")
     @user_errors
     def rollback_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
                       by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_rollback(k, id, why))
-        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+        return _status_write(info, by, lambda k: planning.plan_rollback(k, id, why))
 
     @strawberry.mutation(description="The producer no longer stands behind the item: it expires.")
     @user_errors
     def retire_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
                     by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_retire(k, id, why))
-        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+        return _status_write(info, by, lambda k: planning.plan_retire(k, id, why))
 
     @strawberry.mutation(description="Ask for one item's re-confirmation (a flag on it alone).")
     @user_errors
@@ -375,21 +377,18 @@ class KnowledgeMutation:
     @strawberry.mutation(description="End a pending flag: its items are facts again if nothing else holds them.")
     @user_errors
     def end_flag(self, info: strawberry.Info[Any, Any], flag: str, by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_end_flag(k, flag))
-        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+        return _status_write(info, by, lambda k: planning.plan_end_flag(k, flag))
 
     @strawberry.mutation(description="A person's answer to the open dispute on a key: this value wins.")
     @user_errors
     def resolve_dispute(self, info: strawberry.Info[Any, Any], key: str, value: JSON, why: str | None = None,
                         by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_resolve(k, key, value, why))
-        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+        return _status_write(info, by, lambda k: planning.plan_resolve(k, key, value, why))
 
     @strawberry.mutation(description="Advance the store clock by k units (reconfirm_after counts it).")
     @user_errors
     def tick(self, info: strawberry.Info[Any, Any], k: int, by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda s: planning.plan_tick(s, k))
-        return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+        return _status_write(info, by, lambda s: planning.plan_tick(s, k))
 
     @strawberry.mutation(description="Decisions used these items (wrong: and were found wrong).")
     @user_errors
