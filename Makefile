@@ -4,12 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test lint bench schema clean
+.PHONY: serve test bench schema constraints clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test]' -c constraints.txt
 	touch $(STAMP)
 
 node_modules/.installed: package.json package-lock.json
@@ -28,6 +28,11 @@ bench: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/python tools/export_schema.py
+
+constraints: $(STAMP)
+	$(BIN)/pip install --quiet --upgrade -e '.[test]'
+	( head -2 constraints.txt; $(BIN)/pip freeze --exclude-editable | grep -v '^-e' ) > constraints.new
+	mv constraints.new constraints.txt
 
 clean:
 	rm -rf $(VENV) node_modules data
