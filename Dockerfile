@@ -1,10 +1,10 @@
 # The service image for docker-compose: the API on Neo4j (NEO4J_URI) or on the embedded FalkorDB.
 FROM python:3.11-slim
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY graph_service ./graph_service
 COPY cypher ./cypher
-RUN pip install --no-cache-dir -e . && useradd --create-home app && mkdir /data && chown app /data
+RUN pip install --no-cache-dir -e . -c constraints.txt && useradd --create-home app && mkdir /data && chown app /data
 USER app
 ENV GRAPH_SERVICE_HOST=0.0.0.0 GRAPH_SERVICE_DATA=/data
 EXPOSE 8000
