@@ -14,6 +14,7 @@ from typing import Any
 
 from graph_service.beliefs.state import BeliefState
 from graph_service.domain import Applied
+from graph_service.errors import NotFound
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
@@ -71,6 +72,15 @@ class StoreState:
     def has_observation(self, observation_id: str) -> bool:
         """Was an Observation with this id written (a stream row or a message)?"""
         return observation_id in self._observations
+
+    def require_roots(self, root_kind: str | None, root_ids: Iterable[str], field: str) -> None:
+        """NotFound unless every item or observation named as an evidence root exists (else the graph
+        would grow a bare node for it); other root kinds are the belief layer's to check."""
+        for root in root_ids:
+            if root_kind == "item" and root not in self.knowledge.items:
+                raise NotFound(f"{field}: no item {root!r}", field=field)
+            if root_kind == "observation" and not self.has_observation(root):
+                raise NotFound(f"{field}: no observation {root!r}", field=field)
 
     def _said(self, entry: Entry, applied: Applied) -> None:
         """A statement's factual assertions become evidence in the same entry (SPEC 3.5)."""

@@ -11,7 +11,7 @@ from graph_service.api.belief_types import Belief, belief_props
 from graph_service.api.context import service_of
 from graph_service.api.errors import user_errors
 from graph_service.domain import Draft
-from graph_service.errors import NotFound, UserError
+from graph_service.errors import UserError
 from graph_service.journal.chain import canonical_json
 from graph_service.service import Service
 
@@ -71,9 +71,9 @@ def _write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str,
     drafts: list[Draft] = []
 
     def plan() -> Draft:
+        draft = service.state.beliefs.plan(op, payload)  # the shape of the request first
         if check is not None:
-            check(service)
-        draft = service.state.beliefs.plan(op, payload)
+            check(service)  # then what it names in other parts of the store
         drafts.append(draft)
         return draft
 
@@ -162,10 +162,17 @@ def _root_exists(root_kind: str, root_id: str) -> Callable[[Service], None]:
     def check(service: Service) -> None:
         if not isinstance(root_id, str) or not root_id.strip():
             raise UserError("rootId must be a non-empty string", field="root_id")
-        if root_kind == "observation" and not service.state.has_observation(root_id):
-            raise NotFound(f"root_id: no observation {root_id!r}", field="root_id")
-        if root_kind == "item" and not service.graph.run("items_by_id", {"ids": [root_id]}):
-            raise NotFound(f"root_id: no item {root_id!r}", field="root_id")
+        service.state.require_roots(root_kind, [root_id], "root_id")
+
+    return check
+
+
+def _roots_exist(rows: list[dict[str, Any]], field: str) -> Callable[[Service], None]:
+    """Every item or observation an evidence row rests on must exist."""
+
+    def check(service: Service) -> None:
+        for i, row in enumerate(rows):
+            service.state.require_roots(row.get("root_kind"), row.get("root_ids") or (), f"{field}[{i}].root_ids")
 
     return check
 
@@ -179,13 +186,15 @@ class BeliefMutation:
                       supersedes: str | None = None, by: str = "anonymous") -> BeliefWrite:
         payload = {"proposition": proposition, "epistemic_kind": epistemic_kind, "subject": subject,
                    "evidence": [e.as_payload() for e in evidence or []], "supersedes": supersedes}
-        return _write(info, by, "belief.create", payload, _created)
+        return _write(info, by, "belief.create", payload, _created, _roots_exist(payload["evidence"], "evidence"))
 
     @strawberry.mutation(description="Add one evidence row to a belief.")
     @user_errors
     def add_evidence(self, info: strawberry.Info[Any, Any], belief: str, evidence: EvidenceInput,
                      by: str = "anonymous") -> BeliefWrite:
-        return _write(info, by, "evidence.add", {"belief": belief, **evidence.as_payload()}, _named("belief"))
+        row = evidence.as_payload()
+        return _write(info, by, "evidence.add", {"belief": belief, **row}, _named("belief"),
+                      _roots_exist([row], "evidence"))
 
     @strawberry.mutation(description="Retract one evidence row; the belief is re-evaluated, the row kept.")
     @user_errors
@@ -219,11 +228,7 @@ class BeliefMutation:
                         reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
         payload = {"kind": "inaccurate", "root_kind": root_kind, "root_id": root_id, "reason": reason}
 
-        def check(service: Service) -> None:
-            service.state.beliefs.plan("belief.correct", payload)  # kind and root kind first
-            _root_exists(root_kind, root_id)(service)
-
-        return _write(info, by, "belief.correct", payload, _nothing, check)
+        return _write(info, by, "belief.correct", payload, _nothing, _root_exists(root_kind, root_id))
 
     @strawberry.mutation(description="Operator: these two subjects name the same entity.")
     @user_errors
@@ -245,7 +250,12 @@ class BeliefMutation:
                   subject: str | None = None, by: str = "anonymous") -> BeliefWrite:
         payload = {"observations": [o.as_payload() for o in observations], "window_ms": window_ms,
                    "subject": subject}
-        return _write(info, by, "belief.associate", payload, _first_proposed)
+
+        def cues_exist(service: Service) -> None:
+            for i, cue in enumerate(observations):
+                service.state.require_roots("observation", [cue.id], f"observations[{i}].id")
+
+        return _write(info, by, "belief.associate", payload, _first_proposed, cues_exist)
 
     @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
     @user_errors

@@ -267,10 +267,34 @@ def test_operator_corrections(client: TestClient) -> None:
     assert_verified(client)
 
 
+def test_association_cues_must_name_observations_that_exist(client: TestClient) -> None:
+    # Regression: unknown cue ids became bare Observation nodes in the graph.
+    before = head(client)
+    cues = [{"id": "obs-a", "at": 1000, "summary": "x"}, {"id": "obs-b", "at": 2000, "summary": "y"}]
+    error = gql(client, 'mutation($o: [AssociationCueInput!]!) { associate(observations: $o, windowMs: 5000) '
+                        '{ seq } }', {"o": cues})["errors"][0]
+    assert error["extensions"] == {"code": "NOT_FOUND", "field": "observations[0].id"}
+    assert head(client) == before
+
+
+def test_evidence_roots_must_exist(client: TestClient) -> None:
+    # Regression: evidence rooted in an unknown item or observation left a bare node in the graph.
+    before = head(client)
+    for kind in ("item", "observation"):
+        error = gql(client, 'mutation($e: [EvidenceInput!]) { createBelief(proposition: "p", evidence: $e) '
+                            '{ seq } }', {"e": [{"weight": 0.5, "family": "f", "rootKind": kind,
+                                                 "rootIds": ["ghost"]}]})["errors"][0]
+        assert error["extensions"] == {"code": "NOT_FOUND", "field": "evidence[0].root_ids"}
+        assert f"no {kind} 'ghost'" in error["message"]
+    assert head(client) == before
+
+
 def test_associate_proposes_a_hypothesis_with_alternatives(client: TestClient) -> None:
-    cues = [{"id": "obs-a", "at": 1000, "summary": "the lights flickered"},
-            {"id": "obs-b", "at": 2000, "summary": "the server rebooted"},
-            {"id": "obs-c", "at": 2500, "summary": "can you check the logs", "question": True}]
+    data(client, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
+    a, b, c = (observe(client, "cam", tick, subject) for tick, subject in ((1, "lights"), (2, "server"), (3, "logs")))
+    cues = [{"id": a, "at": 1000, "summary": "the lights flickered"},
+            {"id": b, "at": 2000, "summary": "the server rebooted"},
+            {"id": c, "at": 2500, "summary": "can you check the logs", "question": True}]
     made = data(client, """mutation($o: [AssociationCueInput!]!) { associate(observations: $o, windowMs: 5000,
       by: "ann") { created belief { proposition epistemicKind status } events { name } } }""",
                 {"o": cues})["associate"]
