@@ -1,4 +1,4 @@
-"""Strings carrying U+0000 are refused before any resolver runs.
+"""Strings carrying U+0000, or unpaired surrogates (not UTF-8), are refused before any resolver runs.
 
 FalkorDB cannot hold the NUL character: its client sends parameters as Cypher text and the
 server stops reading at the NUL, so the query fails after the journal entry is written (the
@@ -27,13 +27,23 @@ NUL = "\x00"
 def nul_error(name: str, node: Any = None, *, variable: bool = False) -> GraphQLError:
     """A BAD_USER_INPUT error naming the argument (or variable) whose string holds a NUL."""
     what = f"variable ${name}" if variable else name
-    return GraphQLError(f"{what} must not contain the NUL character (U+0000)", node,
+    return GraphQLError(f"{what} must not contain the NUL character (U+0000) or unpaired surrogates", node,
                         extensions={"code": "BAD_USER_INPUT", "field": name})
+
+
+def _unstorable_text(text: str) -> bool:
+    if NUL in text:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _holds_nul(value: object) -> bool:
     if isinstance(value, str):
-        return NUL in value
+        return _unstorable_text(value)
     if isinstance(value, Mapping):
         return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
     if isinstance(value, list | tuple):
@@ -68,7 +78,7 @@ class NoNulCharacters(SchemaExtension):
                 self.names.pop()
 
             def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
-                if NUL in node.value:
+                if _unstorable_text(node.value):
                     self.report_error(nul_error(self.names[-1] if self.names else "string", node))
 
         execution_context.validation_rules = (*execution_context.validation_rules, NulRule)

@@ -64,11 +64,42 @@ class VerifyReport:
     reason: str | None = None
 
 
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def _unstorable(value: Any, path: str) -> str | None:
+    """Why a payload value cannot be stored and read back as it is, or None (depth-first)."""
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return None
+    if isinstance(value, int):
+        # Both backends hold 64-bit integers; FalkorDB silently saturates anything larger.
+        return None if INT64[0] <= value <= INT64[1] else f"{path}: {value} is outside the 64-bit integer range"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"{path}: the text holds an unpaired surrogate, which is not UTF-8"
+        return None
+    if isinstance(value, dict):
+        children = ((f"{path}.{k}", v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        children = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return f"{path}: {type(value).__name__} is not plain JSON"
+    return next((why for p, v in children if (why := _unstorable(v, p))), None)
+
+
 def storable_payload(payload: dict[str, Any], by: str) -> str:
-    """The payload's canonical JSON (which escapes control characters, NUL included); UserError
-    if `by` holds a NUL, which FalkorDB cuts a query at (the entry would not match its hash)."""
-    if "\x00" in by:
-        raise UserError("by cannot hold a NUL character (U+0000)", field="by")
+    """The payload's canonical JSON, once every value is one both backends store as it is.
+
+    UserError names the first value that is not: an integer beyond 64 bits, text that is not
+    UTF-8; and a NUL in `by`, which FalkorDB cuts a query at (JSON escapes it in the payload).
+    """
+    if "\x00" in by or _unstorable(by, "by"):
+        raise UserError("by must be UTF-8 text without the NUL character (U+0000)", field="by")
+    why = _unstorable(payload, "payload")
+    if why:
+        raise UserError(why, field=why.split(":")[0])
     return canonical_json(payload)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import pytest
 
@@ -94,4 +95,26 @@ def test_a_nul_character_is_kept_in_payloads_and_refused_in_authors(graph: Graph
     with pytest.raises(UserError, match="NUL"):
         journal.write("an\x00n", lambda: plan_note("fine"))
     assert [e.payload["text"] for e in journal.entries_after(0)] == ["a\x00b"]
+    assert journal.stored_head()["seq"] == 1 and journal.verify().ok
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"text": "x", "n": 10**30}, "payload.n: 1000000000000000000000000000000 is outside the 64-bit"),
+        ({"text": "x", "list": [1, -(2**63) - 1]}, "payload.list[1]:"),
+        ({"text": "bad \ud800 text"}, "payload.text: the text holds an unpaired surrogate"),
+    ],
+)
+def test_values_a_backend_would_change_are_refused(graph: GraphPort, payload: dict, message: str) -> None:
+    # Regression: FalkorDB saturated integers beyond 64 bits (the graph then differed from the
+    # journal for good), and a lone surrogate failed as an internal error.
+    from graph_service.domain import Draft
+
+    journal = open_journal(graph)
+    with pytest.raises(UserError, match=re.escape(message)):
+        journal.write("ann", lambda: Draft("note", payload))
+    with pytest.raises(UserError, match="by must be UTF-8"):
+        journal.write("\ud800", lambda: plan_note("fine"))
+    journal.write("ann", lambda: Draft("note", {"text": "edge", "n": 2**63 - 1, "m": -(2**63)}))
     assert journal.stored_head()["seq"] == 1 and journal.verify().ok
