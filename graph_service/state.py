@@ -65,6 +65,8 @@ class StoreState:
             self._said(entry, applied)
         elif domain is self.beliefs and entry.op == "belief.correct":
             self._marked_inaccurate(entry, applied)
+        if domain is self.beliefs and self.skip:
+            self._skipped_roots(entry, applied)
         elif domain is self.questions and entry.op == ANSWER_QUESTION:
             self._answered(entry, applied)
         return applied
@@ -126,6 +128,13 @@ class StoreState:
             "changes": {i: c for i, c in sorted(changes.items()) if c[0] != c[1]},
             "knowledge": results,
         }
+
+    def _skipped_roots(self, entry: Entry, applied: Applied) -> None:
+        """In a replay without some items, evidence resting on them rests on nothing: it goes as if
+        the items had been retracted, so a retraction and a rebuild without the item agree."""
+        rooted = sorted(i for i in self.skip if self.beliefs.rests_on("item", i))
+        if rooted:
+            applied.projection.extend(self.beliefs.roots_gone("item", rooted, entry).projection)
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted is retracted with it (SPEC 3.4)."""

@@ -238,6 +238,10 @@ class BeliefState:
         change.changed_rows[evidence.id] = None
         change.retracted_rows.append(evidence.id)
 
+    def rests_on(self, root_kind: str, root_id: str) -> bool:
+        """Does any live evidence row rest on this root?"""
+        return any(not self.rows[e].retracted for e in self._by_root.get((root_kind, root_id), ()))
+
     def drop_roots(self, change: Change, root_kind: str, root_ids: Iterable[str], reason: str) -> None:
         """Retract the live rows resting on these roots and settle what they bore on.
 

@@ -29,7 +29,7 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClie
 
 
 def post(client: TestClient, query: str, **extra: Any) -> dict[str, Any]:
-    # ASCII JSON (\\uXXXX escapes), as a client would send text its own encoder cannot put in UTF-8.
+    # ASCII JSON (\uXXXX escapes), as a client would send text its own encoder cannot put in UTF-8.
     response = client.post("/graphql", content=json.dumps({"query": query, **extra}),
                            headers={"content-type": "application/json"})
     assert response.status_code == 200, response.text
