@@ -200,9 +200,9 @@ class BeliefMutation:
     @user_errors
     def retract_evidence(self, info: strawberry.Info[Any, Any], evidence: str, reason: str | None = None,
                          by: str = "anonymous") -> BeliefWrite:
-        rows = service_of(info).state.beliefs.rows
+        service = service_of(info)  # the state is read when the write is done (a catch-up may renew it)
         return _write(info, by, "evidence.retract", {"evidence": evidence, "reason": reason},
-                      lambda result, draft: rows[draft.payload["evidence"]].belief)
+                      lambda result, draft: service.state.beliefs.rows[draft.payload["evidence"]].belief)
 
     @strawberry.mutation(description="Operator: this belief is wrong (pinned rejected, history kept)")
     @user_errors

@@ -24,5 +24,8 @@ class NoteDomain:
     def handles(self, op: str) -> bool:
         return op == "note"
 
+    def reset(self) -> None:
+        """Nothing to forget: notes keep no state."""
+
     def apply(self, entry: Entry) -> Applied:
         return Applied(result={"seq": entry.seq})

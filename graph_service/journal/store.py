@@ -123,6 +123,9 @@ class Journal:
         self.startup_report: ChainReport | None = None
         self._lock = threading.RLock()
         self._pending_results: dict[int, Any] = {}
+        # The last position this process projected or saw projected; below self.seq only after a
+        # projection failed, when catch-up re-derives the missing projections from the journal.
+        self._projected = 0
 
     # --- start-up -------------------------------------------------------------------------
 
@@ -131,17 +134,31 @@ class Journal:
         self.graph.setup_schema()
         self.graph.run("head_init", {"genesis": GENESIS})
         with self._lock:
-            self.startup_report = verify_chain(self._replay_checked())
-            if not self.startup_report.ok:
+            self._replay_all()
+            if self.startup_report is not None and not self.startup_report.ok:
                 log.error("journal chain broken at %s: %s", self.startup_report.first_bad, self.startup_report.reason)
             self.catch_up()
         return self
+
+    def _replay_all(self) -> None:
+        """Rebuild the in-memory state from every stored entry, projecting those the graph lacks."""
+        self._reset_domains()
+        self.seq, self.hash = 0, GENESIS
+        self._projected = self.stored_head()["projected"]
+        self.startup_report = verify_chain(self._replay_checked())
 
     def _replay_checked(self) -> Iterator[Entry]:
         # Yields every stored entry to the chain check while applying it to the domains.
         for entry in self.entries_after(0):
             self._apply_and_project(entry)
             yield entry
+
+    def _reset_domains(self) -> None:
+        for domain in self.domains:
+            reset = getattr(domain, "reset", None)
+            if reset is None:
+                raise RuntimeError(f"{type(domain).__name__} cannot be reset for a replay")
+            reset()
 
     # --- reading --------------------------------------------------------------------------
 
@@ -166,9 +183,19 @@ class Journal:
     # --- writing --------------------------------------------------------------------------
 
     def catch_up(self) -> None:
-        """Apply (and project, where the graph is behind) every entry other writers appended."""
+        """Apply (and project, where the graph is behind) every entry other writers appended.
+
+        If the graph lacks the projection of an entry this process already applied (a projection
+        statement failed, here or in a writer that died), the state is replayed from the journal,
+        which re-derives and writes every missing projection in order.
+        """
         with self._lock:
-            if self.stored_head()["seq"] == self.seq:
+            head = self.stored_head()
+            self._projected = max(self._projected, min(head["projected"], self.seq))
+            if self._projected < self.seq:
+                self._replay_all()
+                return
+            if head["seq"] == self.seq:
                 return
             for entry in self.entries_after(self.seq):
                 self._apply_and_project(entry)
@@ -188,9 +215,22 @@ class Journal:
         raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
 
     def _project(self, seq: int, applied: Applied) -> None:
-        # Zero rows: the graph already holds this entry's projection (another writer, or start-up
-        # replaying entries projected before), which is the same by construction.
-        self.graph.run("project_entries", statement_params([(seq, applied.projection)]))
+        """Write the entry's projection once the graph holds every one before it.
+
+        The entry is already durable: a failure here is logged, not raised, and the next catch-up
+        re-derives the projection (the write-ahead design's recovery, SPEC 3.3).
+        """
+        if seq <= self._projected:
+            return  # the graph already holds it (start-up, or another writer projected it)
+        if self._projected < seq - 1:
+            return  # an earlier projection is missing: catch-up replays and projects in order
+        try:
+            rows = self.graph.run("project_entries", statement_params([(seq, applied.projection)]))
+        except Exception:  # any backend failure: the journal stays the truth, the graph catches up
+            log.exception("projection of journal entry %s failed; the next catch-up repairs it", seq)
+            return
+        if rows or self.stored_head()["projected"] >= seq:
+            self._projected = seq  # written now, or by another writer a moment before
 
     def write(self, by: str, plan: Callable[[], Draft]) -> WriteResult:
         """Plan against the current state, append one entry and apply it; retried when another writer won.
@@ -257,13 +297,15 @@ class Journal:
             try:
                 for entry in entries:
                     payload_text = storable_payload(entry.payload, entry.by)
+                    if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
+                        raise UserError(f"entry {entry.seq}: payload over {MAX_PAYLOAD_BYTES} bytes", field="payload")
                     applied = self._apply(entry)
                     self.seq, self.hash = entry.seq, entry.hash
                     batch.append((entry, payload_text, applied.projection))
                     if len(batch) >= batch_size:
                         written += self._flush(batch)
                         batch = []
-            except UserError:
+            except Exception:
                 if batch:
                     self._reload()  # the unwritten part of the batch was applied in memory only
                 raise
@@ -282,20 +324,17 @@ class Journal:
             self._reload()
             raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
         # statement_params folds a node written by several entries into one upsert.
-        self.graph.run("project_entries", statement_params([(entry.seq, p) for entry, _, p in batch]))
+        if self._projected == first.seq - 1:
+            try:
+                if self.graph.run("project_entries", statement_params([(entry.seq, p) for entry, _, p in batch])):
+                    self._projected = batch[-1][0].seq
+            except Exception:  # the entries are durable: the next catch-up re-derives their projection
+                log.exception("projection of journal entries %s..%s failed", first.seq, batch[-1][0].seq)
         return len(batch)
 
     def _reload(self) -> None:
-        """Forget the in-memory state and replay the journal (after a bulk load lost a race)."""
-        for domain in self.domains:
-            reset = getattr(domain, "reset", None)
-            if reset is None:
-                raise RuntimeError(f"{type(domain).__name__} cannot be reset after a lost bulk load")
-            reset()
-        self.seq, self.hash = 0, GENESIS
-        for entry in self.entries_after(0):
-            self.seq, self.hash = entry.seq, entry.hash
-            self._apply(entry)
+        """Forget the in-memory state and replay the journal (after a bulk load failed part-way)."""
+        self._replay_all()
 
     @staticmethod
     def _stored(entry: Entry, payload_text: str) -> dict[str, Any]:

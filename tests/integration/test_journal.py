@@ -118,3 +118,38 @@ def test_values_a_backend_would_change_are_refused(graph: GraphPort, payload: di
         journal.write("\ud800", lambda: plan_note("fine"))
     journal.write("ann", lambda: Draft("note", {"text": "edge", "n": 2**63 - 1, "m": -(2**63)}))
     assert journal.stored_head()["seq"] == 1 and journal.verify().ok
+
+
+def test_a_failed_projection_is_repaired_by_the_next_catch_up(graph: GraphPort) -> None:
+    # Regression: after one failed projection statement every later projection was dropped
+    # silently (the position check failed) until a restart.
+    from graph_service.knowledge import planning
+    from graph_service.service import Service
+
+    service = Service(graph)
+    service.journal.open()
+    real_run = graph.run
+    failures = iter([RuntimeError("the backend dropped the connection")])
+
+    def flaky_run(name: str, params: dict | None = None) -> list[dict]:
+        if name == "project_entries":
+            error = next(failures, None)
+            if error is not None:
+                raise error
+        return real_run(name, params)
+
+    graph.run = flaky_run  # type: ignore[method-assign]
+    try:
+        for o in range(3):  # the first write's projection fails; the entry is durable all the same
+            raw = {"kind": "fact", "body": {"s": "door", "r": "colour", "o": o}, "source": "outcome"}
+            done = service.journal.write(
+                "ann", lambda raw=raw: planning.plan_add(service.state.knowledge, raw, by="ann"))
+            assert done.entry.seq == o + 1
+    finally:
+        graph.run = real_run  # type: ignore[method-assign]
+    service.journal.catch_up()
+    head = service.journal.stored_head()
+    assert head["projected"] == head["seq"] == 3
+    assert service.verify().ok
+    rows = graph.run("items_by_id", {"ids": sorted(service.state.knowledge.items)})
+    assert sorted(r["item"]["status"] for r in rows) == ["active", "refuted", "refuted"]
