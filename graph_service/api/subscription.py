@@ -21,9 +21,12 @@ BATCH = 200
 
 
 def entries_since(journal: Journal, position: int, limit: int = BATCH) -> list[Entry]:
-    """At most `limit` stored entries after `position`, having caught up with other writers first."""
-    journal.catch_up()
-    if journal.seq <= position:
+    """At most `limit` stored entries after `position`, every writer's, read from the graph.
+
+    It runs in a worker thread, so it reads only the stored journal and never touches the
+    in-memory state, which resolvers read on the event loop without a lock.
+    """
+    if journal.stored_head()["seq"] <= position:
         return []
     return list(journal.entries_after(position, limit))
 
