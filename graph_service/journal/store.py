@@ -250,7 +250,7 @@ class Journal:
                         field="payload",
                     )
                 entry = seal(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
-                if self._append(entry, payload_text):
+                if self._append(entry, payload_text) or self._landed(entry):
                     self._apply_and_project(entry)
                     return WriteResult(entry, self._pending_results.pop(entry.seq))
             raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
@@ -340,6 +340,13 @@ class Journal:
     def _stored(entry: Entry, payload_text: str) -> dict[str, Any]:
         return {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at,
                 "payload": payload_text, "prev": entry.prev, "hash": entry.hash}
+
+    def _landed(self, entry: Entry) -> bool:
+        """Is this very entry stored at its position? A client library that re-sends a statement
+        after a dropped connection gets "lost the race" for an append that had in fact landed;
+        the hash (over position, author, time and payload) tells ours from another writer's."""
+        rows = self.graph.run("entry_hash_at", {"seq": entry.seq})
+        return bool(rows) and rows[0]["hash"] == entry.hash
 
     def _append(self, entry: Entry, payload_text: str) -> bool:
         try:

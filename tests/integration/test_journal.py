@@ -153,3 +153,25 @@ def test_a_failed_projection_is_repaired_by_the_next_catch_up(graph: GraphPort) 
     assert service.verify().ok
     rows = graph.run("items_by_id", {"ids": sorted(service.state.knowledge.items)})
     assert sorted(r["item"]["status"] for r in rows) == ["active", "refuted", "refuted"]
+
+
+def test_an_append_whose_answer_was_lost_is_not_written_twice(graph: GraphPort) -> None:
+    # A client library may re-send a statement after a dropped connection: the second send finds
+    # the head moved (by the first) and answers "lost the race". The entry must count once.
+    journal = open_journal(graph)
+    real_run = graph.run
+
+    def resend_append(name: str, params: dict | None = None) -> list[dict]:
+        rows = real_run(name, params)
+        if name == "append_entry":
+            return real_run(name, params)  # the re-send: zero rows, the head has moved
+        return rows
+
+    graph.run = resend_append  # type: ignore[method-assign]
+    try:
+        written = journal.write("ann", lambda: plan_note("once"))
+    finally:
+        graph.run = real_run  # type: ignore[method-assign]
+    assert written.entry.seq == 1
+    assert [e.payload["text"] for e in journal.entries_after(0)] == ["once"]
+    assert journal.verify().ok
