@@ -12,9 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from graph_service.storage.falkordb_adapter import FalkorDBGraph
 from graph_service.storage.port import GraphPort
+
+# Timing is measured by benchmarks, not tests: no per-example deadline, so a loaded CI machine
+# cannot turn a slow example into a failure.
+settings.register_profile("graph_service", deadline=None)
+settings.load_profile("graph_service")
 
 
 def docker_engine_problem() -> str | None:
