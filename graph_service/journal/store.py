@@ -307,7 +307,7 @@ class Journal:
                         batch = []
             except Exception:
                 if batch:
-                    self._reload()  # the unwritten part of the batch was applied in memory only
+                    self._replay_all()  # the unwritten part of the batch was applied in memory only
                 raise
             if batch:
                 written += self._flush(batch)
@@ -321,7 +321,7 @@ class Journal:
             "last": batch[-1][0].seq, "last_hash": batch[-1][0].hash,
         })
         if not rows or rows[0]["appended"] != len(batch):
-            self._reload()
+            self._replay_all()
             raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
         # statement_params folds a node written by several entries into one upsert.
         if self._projected == first.seq - 1:
@@ -331,10 +331,6 @@ class Journal:
             except Exception:  # the entries are durable: the next catch-up re-derives their projection
                 log.exception("projection of journal entries %s..%s failed", first.seq, batch[-1][0].seq)
         return len(batch)
-
-    def _reload(self) -> None:
-        """Forget the in-memory state and replay the journal (after a bulk load failed part-way)."""
-        self._replay_all()
 
     @staticmethod
     def _stored(entry: Entry, payload_text: str) -> dict[str, Any]:
