@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
+import logging.config
 import runpy
 import sys
 from collections.abc import Callable, Iterator
@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from graph_service.config import Settings
 from graph_service.errors import StoreLocked, UserError
+from graph_service.logs import log_config
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
@@ -21,7 +22,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     from graph_service.api.app import create_app
 
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=log_config())
     return 0
 
 
@@ -138,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         if name == "bench":
             command.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format='{"time":"%(asctime)s","level":"%(levelname)s","logger":"%(name)s","msg":"%(message)s"}')
+    logging.config.dictConfig(log_config())
     try:
         return COMMANDS[args.command][0](Settings.from_env(), args)
     except (UserError, StoreLocked) as exc:
