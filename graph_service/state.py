@@ -121,7 +121,7 @@ class StoreState:
             self._items_gone(sub_entry, done)
             applied.projection.extend(done.projection)
             results.append(done.result)
-            for item_id, (before, after) in _status_changes(done.result).items():
+            for item_id, (before, after) in status_changes(done.result).items():
                 changes[item_id] = (changes.get(item_id, (before, after))[0], after)
         applied.result = {
             **(applied.result or {}),
@@ -138,10 +138,8 @@ class StoreState:
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted is retracted with it (SPEC 3.4)."""
-        changes = applied.result if isinstance(applied.result, dict) else {}
-        if isinstance(changes.get("changes"), dict):  # add and tick report their changes nested
-            changes = changes["changes"]
-        gone = sorted(i for i, change in changes.items() if _became(change, RETRACTED))
+        changes = status_changes(applied.result)
+        gone = sorted(i for i, (before, after) in changes.items() if after == RETRACTED != before)
         if gone:
             applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
 
@@ -155,18 +153,12 @@ class StoreState:
         return fingerprint_of(self.beliefs.fingerprint_rows())
 
 
-def _status_changes(result: Any) -> dict[str, tuple[str, str]]:
-    """The {id: (before, after)} a knowledge entry's result reports (add and tick nest them)."""
+def status_changes(result: Any) -> dict[str, tuple[str, str]]:
+    """The {id: (before, after)} a knowledge entry's result reports (add, tick and answers nest them)."""
     changes = result if isinstance(result, dict) else {}
     if isinstance(changes.get("changes"), dict):
         changes = changes["changes"]
     return {i: (c[0], c[1]) for i, c in changes.items() if isinstance(c, (list, tuple)) and len(c) == 2}
-
-
-def _became(change: Any, status: str) -> bool:
-    if isinstance(change, (list, tuple)) and len(change) == 2:
-        return change[1] == status and change[0] != status
-    return False
 
 
 def combined_fingerprint(knowledge: str, beliefs: str) -> str:

@@ -17,7 +17,7 @@ from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.replay import redecide
 from graph_service.service import Service
-from graph_service.state import StoreState, replay
+from graph_service.state import StoreState, replay, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, walk
 
 MAX_WALK_START = 100
@@ -162,10 +162,10 @@ class ItemFilter:
     stale: bool | None = None
 
 
-def _changes(raw: Any) -> list[StatusChange]:
-    changes = raw.get("changes", raw) if isinstance(raw, dict) else {}
-    return [StatusChange(id=i, before=c[0], after=c[1]) for i, c in sorted(changes.items())
-            if isinstance(c, (list, tuple))]
+def change_list(result: Any) -> list[StatusChange]:
+    """The status changes a knowledge write reports, by item id."""
+    changes = sorted(status_changes(result).items())
+    return [StatusChange(id=i, before=before, after=after) for i, (before, after) in changes]
 
 
 def _item(service: Service, props: dict[str, Any]) -> Item:
@@ -203,7 +203,7 @@ def _write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> Any:
 def _status_write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> WriteOutcome:
     """A write whose result is the items' status changes."""
     done = _write(info, by, plan)
-    return WriteOutcome(seq=done.entry.seq, changes=_changes(done.result))
+    return WriteOutcome(seq=done.entry.seq, changes=change_list(done.result))
 
 
 @strawberry.type(description="A recorded decision snapshot that reads differently without the retracted items.")
@@ -334,7 +334,7 @@ class KnowledgeMutation:
         done = _write(info, by, lambda k: planning.plan_add(k, raw, by=by))
         r = done.result
         return AddOutcome(id=r["id"], status=r["status"], admission=r["admission"], why=r.get("why"),
-                          seq=done.entry.seq, changes=_changes(r.get("changes") or {}))
+                          seq=done.entry.seq, changes=change_list(r))
 
     @strawberry.mutation(description="A held rule, skill or action passed its gates, or a person promotes it.")
     @user_errors

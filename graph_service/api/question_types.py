@@ -11,7 +11,7 @@ from strawberry.scalars import JSON
 
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.knowledge_types import StatusChange
+from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.domain import Draft
 from graph_service.questions import plans
 from graph_service.questions.candidates import Score
@@ -249,6 +249,6 @@ class QuestionMutation:
         return AnswerOutcome(
             question=record.id, target=record.target, target_kind=record.target_kind, answer=record.answer,
             seq=done.entry.seq, effect=r["effect"],
-            changes=[StatusChange(id=i, before=c[0], after=c[1]) for i, c in sorted(r["changes"].items())],
+            changes=change_list(r),
             added=[k["id"] for k in r["knowledge"]
                    if isinstance(k, dict) and k.get("admission") and k.get("id") and k["id"] != record.target])
