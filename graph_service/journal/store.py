@@ -354,10 +354,11 @@ class Journal:
 
     # --- checking -------------------------------------------------------------------------
 
-    def verify(self) -> VerifyReport:
-        """Re-read every stored entry: positions consecutive, links and hashes whole, head at the end."""
+    def verify(self, entries: Sequence[Entry] | None = None) -> VerifyReport:
+        """Every stored entry (re-read, unless the caller just read them): positions consecutive,
+        links and hashes whole, the head at the end."""
         head = self.stored_head()
-        entries = list(self.entries_after(0))
+        entries = list(self.entries_after(0)) if entries is None else entries
         report = verify_chain(entries)
         if not report.ok:
             return VerifyReport(False, report.checked, head["seq"], report.first_bad, report.reason)
