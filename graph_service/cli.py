@@ -9,12 +9,16 @@ import runpy
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
 from graph_service.config import Settings
 from graph_service.errors import StoreLocked, UserError
 from graph_service.logs import log_config
+
+if TYPE_CHECKING:  # the service (and its drivers) load only for the commands that need them
+    from graph_service.service import Service
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
@@ -39,16 +43,8 @@ def _with_service(work: Callable[..., int]) -> Callable[[Settings, argparse.Name
     return run
 
 
-def _fingerprints(state: object) -> dict[str, object]:
-    from graph_service.state import StoreState
-
-    assert isinstance(state, StoreState)
-    return {"store": state.fingerprint(), "knowledge": state.knowledge.fingerprint(),
-            "beliefs": state.beliefs_fingerprint(), "position": state.position}
-
-
 @_with_service
-def _verify(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _verify(service: Service, args: argparse.Namespace) -> int:
     report = service.verify()
     print(json.dumps({"ok": report.ok, **report.chain.__dict__, "projection_ok": report.projection_ok,
                       "fingerprint": report.replay_fingerprint}))
@@ -56,23 +52,23 @@ def _verify(service, args: argparse.Namespace) -> int:  # type: ignore[no-untype
 
 
 @_with_service
-def _fingerprint(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
-    print(json.dumps(_fingerprints(service.state)))
+def _fingerprint(service: Service, args: argparse.Namespace) -> int:
+    print(json.dumps(service.state.fingerprints()))
     return 0
 
 
 @_with_service
-def _rebuild(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _rebuild(service: Service, args: argparse.Namespace) -> int:
     from graph_service.state import replay
 
     entries = tqdm(service.journal.entries_after(0), total=service.journal.seq, desc="replay", unit="entry",
                    file=sys.stderr, disable=None)
-    print(json.dumps(_fingerprints(replay(entries, upto=args.upto, skip=args.skip or ()))))
+    print(json.dumps(replay(entries, upto=args.upto, skip=args.skip or ()).fingerprints()))
     return 0
 
 
 @_with_service
-def _export(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _export(service: Service, args: argparse.Namespace) -> int:
     from graph_service.journal.chain import canonical_json
 
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
@@ -87,7 +83,7 @@ def _export(service, args: argparse.Namespace) -> int:  # type: ignore[no-untype
 
 
 @_with_service
-def _load(service, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _load(service: Service, args: argparse.Namespace) -> int:
     from graph_service.journal.chain import Entry
 
     def entries() -> Iterator[Entry]:

@@ -147,6 +147,11 @@ class StoreState:
         """What the store believes: the knowledge fingerprint and the belief fingerprint, combined."""
         return combined_fingerprint(self.knowledge.fingerprint(), self.beliefs_fingerprint())
 
+    def fingerprints(self) -> dict[str, Any]:
+        """The whole store's fingerprint, its knowledge and belief parts, and the journal position."""
+        return {"store": self.fingerprint(), "knowledge": self.knowledge.fingerprint(),
+                "beliefs": self.beliefs_fingerprint(), "position": self.position}
+
     def beliefs_fingerprint(self) -> str:
         from graph_service.beliefs.fingerprint import fingerprint_of
 

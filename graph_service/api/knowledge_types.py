@@ -129,8 +129,7 @@ class Fingerprints:
 
     @classmethod
     def of(cls, state: StoreState) -> Fingerprints:
-        return cls(store=state.fingerprint(), knowledge=state.knowledge.fingerprint(),
-                   beliefs=state.beliefs_fingerprint(), position=state.position)
+        return cls(**state.fingerprints())
 
 
 @strawberry.input(description="A proposed item.")

@@ -74,7 +74,7 @@ class FalkorDBGraph:
             indices = self._graph.list_indices()
             column = [c[1] for c in indices.header].index("status")
             pending = [row for row in indices.result_set if str(row[column]).upper() != "OPERATIONAL"]
-            constraints = self._graph.list_constraints() if hasattr(self._graph, "list_constraints") else []
+            constraints = self._graph.list_constraints()
             pending += [c for c in constraints if str(c.get("status", "OPERATIONAL")).upper() != "OPERATIONAL"]
             if not pending:
                 return
