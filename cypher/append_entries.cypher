@@ -1,7 +1,8 @@
 // Append consecutive journal entries $first..$last at once if the head is still where the loader
 // read it (compare-and-set, as append_entry). Zero rows: another writer appended first.
 MATCH (h:Head {id: 'journal'})
-SET h.hash = h.hash
+SET h.lock = true
+REMOVE h.lock
 WITH h
 WHERE h.hash = $prev AND h.seq = $first - 1
 SET h.hash = $last_hash, h.seq = $last

@@ -1,8 +1,10 @@
 // Append one journal entry if the head is still where the writer read it (compare-and-set).
-// The no-op SET takes the head's write lock first (Neo4j), so the check reads the latest head;
-// FalkorDB runs the whole statement atomically. Zero rows returned: the writer lost the race.
+// Writing a constant takes the head's write lock first (Neo4j), so the check reads the latest head.
+// Not `SET h.hash = h.hash`: its right side is read before the lock, so under contention it wrote a
+// stale hash back and broke the chain (found on Neo4j 5.26). FalkorDB runs the statement atomically. Zero rows returned: the writer lost the race.
 MATCH (h:Head {id: 'journal'})
-SET h.hash = h.hash
+SET h.lock = true
+REMOVE h.lock
 WITH h
 WHERE h.hash = $prev AND h.seq = $seq - 1
 CREATE (e:Entry)
