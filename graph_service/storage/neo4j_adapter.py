@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import time
+
 from neo4j import GraphDatabase, RoutingControl
-from neo4j.exceptions import ConstraintError
+from neo4j.exceptions import ClientError, ConstraintError, TransientError
 
 from graph_service.storage import queries
 from graph_service.storage.port import ConstraintViolation
 from graph_service.types import Params, Row
+
+
+_ALREADY_THERE = {
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.ConstraintAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists",
+}
 
 
 class Neo4jGraph:
@@ -16,7 +25,10 @@ class Neo4jGraph:
     backend = "neo4j"
 
     def __init__(self, uri: str, user: str, password: str, database: str = "neo4j") -> None:
-        self._driver = GraphDatabase.driver(uri, auth=(user, password))
+        # "Property key does not exist" (UNRECOGNIZED) is what a young store answers to every read
+        # of a property no node has yet: not a problem to log on every query.
+        self._driver = GraphDatabase.driver(uri, auth=(user, password),
+                                            notifications_disabled_classifications=["UNRECOGNIZED"])
         self._database = database
         self._driver.verify_connectivity()
 
@@ -29,10 +41,31 @@ class Neo4jGraph:
             raise ConstraintViolation(str(exc)) from exc
         return [record.data() for record in records]
 
-    def setup_schema(self) -> None:
+    def setup_schema(self, timeout: float = 120.0) -> None:
+        """Create the constraints and indexes (idempotent) and wait until they are online.
+
+        Schema statements run in auto-commit transactions, which the driver does not retry: two
+        services starting at once on a new store deadlock on the schema locks (found on Neo4j 5.26),
+        so a transient failure is retried here until `timeout`.
+        """
+        deadline = time.monotonic() + timeout
         with self._driver.session(database=self._database) as session:
             for statement in queries.statements("schema_neo4j"):
-                session.run(statement).consume()
+                delay = 0.05
+                while True:
+                    try:
+                        session.run(statement).consume()
+                        break
+                    except TransientError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(delay)
+                        delay = min(delay * 2, 1.0)
+                    except ClientError as exc:
+                        # IF NOT EXISTS is checked before the lock: a concurrent creator may win.
+                        if exc.code not in _ALREADY_THERE:
+                            raise
+                        break
         self.run("await_indexes_neo4j")
 
     def close(self) -> None:
