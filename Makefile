@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test bench schema constraints clean
+.PHONY: serve test bench neo4j neo4j-server schema constraints clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -16,10 +16,26 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch node_modules/.installed
 
+# The Neo4j 5 Community server's jars, from Maven Central (tools/neo4j/pom.xml). Without Java and
+# Maven there is nothing to fetch: the suite then says why it skips Neo4j (or uses Docker).
+NEO4J_CP := tools/neo4j/target/classpath.txt
+$(NEO4J_CP): tools/neo4j/pom.xml
+	@if command -v mvn >/dev/null && command -v java >/dev/null; then \
+	  mvn -q -B -f tools/neo4j/pom.xml dependency:build-classpath -Dmdep.outputFile=target/classpath.txt.part \
+	  && mv tools/neo4j/target/classpath.txt.part $@; \
+	else echo "java or mvn not found: the local Neo4j server is not fetched"; fi
+
+neo4j-server: $(NEO4J_CP)
+
+# A local Neo4j for a person: Bolt on 127.0.0.1:7687, Neo4j Browser on http://127.0.0.1:7474/browser/,
+# data in neo4j-data/ (kept across restarts); Ctrl-C stops it cleanly.
+neo4j: $(STAMP) $(NEO4J_CP)
+	$(BIN)/python -m graph_service.storage.neo4j_server --home neo4j-data
+
 serve: $(STAMP)
 	$(BIN)/python -m graph_service serve
 
-test: $(STAMP) node_modules/.installed
+test: $(STAMP) node_modules/.installed neo4j-server
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
@@ -35,4 +51,4 @@ constraints: $(STAMP)
 	mv constraints.new constraints.txt
 
 clean:
-	rm -rf $(VENV) node_modules data
+	rm -rf $(VENV) node_modules data tools/neo4j/target

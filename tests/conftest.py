@@ -1,7 +1,9 @@
 """Shared fixtures: the graph backends every integration test runs on.
 
-The embedded FalkorDB always runs. The Neo4j parameter runs in a testcontainers Neo4j container
-where a Docker engine answers, and is skipped with the reason where none does.
+The embedded FalkorDB always runs. The Neo4j parameter runs on a real Neo4j 5: a testcontainers
+container where a Docker engine answers, else the Community server fetched from Maven Central and
+run on Java (`graph_service.storage.neo4j_server`); it is skipped, with the reasons, only where
+neither Docker nor Java and Maven exist.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from graph_service.storage.falkordb_adapter import FalkorDBGraph
+from graph_service.storage.neo4j_server import LocalNeo4j, Neo4jUnavailable, free_port, missing_tools
 from graph_service.storage.port import GraphPort
+from tests.backends import Backend, Neo4jEndpoint
 
 # Timing is measured by benchmarks, not tests: no per-example deadline, so a loaded CI machine
 # cannot turn a slow example into a failure. In CI the examples are derived from each test, so a
@@ -29,43 +32,85 @@ def docker_engine_problem() -> str | None:
     no_socket = not os.path.exists("/var/run/docker.sock") and "DOCKER_HOST" not in os.environ
     if shutil.which("docker") is None and no_socket:
         return "no Docker client or engine on this machine"
+    if no_socket:
+        return "no Docker engine socket (/var/run/docker.sock) and no DOCKER_HOST"
     try:
         import docker
 
         docker.from_env(timeout=3).ping()
-    except Exception as exc:  # any failure to reach the engine is a reason to skip, stated
+    except Exception as exc:  # any failure to reach the engine is a reason to try the next way, stated
         return f"no Docker engine answers ({type(exc).__name__}: {str(exc)[:120]})"
     return None
 
 
 @pytest.fixture(scope="session")
-def neo4j_container() -> Iterator[object]:
-    problem = docker_engine_problem()
-    if problem:
-        pytest.skip(f"Neo4j backend not tested: {problem}; the testcontainers suite needs a Docker engine")
-    try:  # testcontainers 4.10+ moved the Neo4j module under `community`
-        from testcontainers.community.neo4j import Neo4jContainer
-    except ImportError:
-        from testcontainers.neo4j import Neo4jContainer
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jEndpoint]:
+    """One real Neo4j 5 for the session: a testcontainers container where a Docker engine answers,
+    else the Community server from Maven Central on Java; skipped, with both reasons, where neither."""
+    docker_problem = docker_engine_problem()
+    if docker_problem is None:
+        try:  # testcontainers 4.10+ moved the Neo4j module under `community`
+            from testcontainers.community.neo4j import Neo4jContainer
+        except ImportError:
+            from testcontainers.neo4j import Neo4jContainer
 
-    with Neo4jContainer("neo4j:5") as container:
-        yield container
+        with Neo4jContainer("neo4j:5") as container:
+            yield Neo4jEndpoint(container.get_connection_url(), container.username, container.password)
+        return
+    java_problem = missing_tools()
+    if java_problem:
+        pytest.skip(f"Neo4j backend not tested: {docker_problem}, and the local server cannot run: {java_problem}")
+    server = LocalNeo4j(tmp_path_factory.mktemp("neo4j"), bolt_port=free_port(), http_port=None,
+                        heap="1g", page_cache="256m")
+    try:
+        server.start()
+    except Neo4jUnavailable as exc:
+        pytest.skip(f"Neo4j backend not tested: {docker_problem}, and {exc}")
+    try:
+        yield Neo4jEndpoint(server.uri, "neo4j", "neo4j", server=server)
+    finally:
+        server.stop()
 
 
 BACKENDS = ["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 
 @pytest.fixture(params=BACKENDS)
-def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphPort]:
-    """An empty graph on each backend."""
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """A backend with an empty store: the embedded FalkorDB in this test's folder, or the session's
+    Neo4j, emptied for this test."""
     if request.param == "falkordb":
-        g = FalkorDBGraph.embedded(tmp_path / "data")
-    else:
-        container = request.getfixturevalue("neo4j_container")
-        from graph_service.storage.neo4j_adapter import Neo4jGraph
+        return Backend("falkordb", tmp_path / "data")
+    endpoint: Neo4jEndpoint = request.getfixturevalue("neo4j_server")
+    chosen = Backend("neo4j", tmp_path / "data", endpoint)
+    chosen.wipe()
+    return chosen
 
-        g = Neo4jGraph(container.get_connection_url(), container.username, container.password)
-        g._driver.execute_query("MATCH (n) DETACH DELETE n")  # each test starts from an empty graph
+
+@pytest.fixture
+def neo4j_backend(neo4j_server: Neo4jEndpoint, tmp_path: Path) -> Backend:
+    """The session's Neo4j, emptied, for tests that are Neo4j's counterpart of an embedded-only test."""
+    chosen = Backend("neo4j", tmp_path / "data", neo4j_server)
+    chosen.wipe()
+    return chosen
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Backend:
+    """A backend with an empty store shared by one module's tests (for a costly set-up: a seeded app).
+    A module that uses it must not also use `backend`, which empties the shared Neo4j per test."""
+    data_dir = tmp_path_factory.mktemp(request.param) / "data"
+    if request.param == "falkordb":
+        return Backend("falkordb", data_dir)
+    chosen = Backend("neo4j", data_dir, request.getfixturevalue("neo4j_server"))
+    chosen.wipe()
+    return chosen
+
+
+@pytest.fixture
+def graph(backend: Backend) -> Iterator[GraphPort]:
+    """An empty graph on each backend."""
+    g = backend.open_graph()
     try:
         yield g
     finally:

@@ -1,19 +1,18 @@
-"""Fixtures of the API tests: the app on a fresh embedded store, with the lifespan run."""
+"""Fixtures of the API tests: the app on a fresh store of each backend, with the lifespan run."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
-from graph_service.config import Settings
+from tests.backends import Backend
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    """The API on an empty embedded store in this test's own folder."""
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
+def client(backend: Backend) -> Iterator[TestClient]:
+    """The API on an empty store of each backend (embedded FalkorDB in this test's folder, or Neo4j)."""
+    with TestClient(create_app(backend.settings())) as c:
         yield c

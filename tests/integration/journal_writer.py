@@ -2,7 +2,8 @@
 
 Modes:
   socket PATH NAME N  — connect to a running FalkorDB on PATH and append N notes "NAME-i";
-  owner DATA NAME     — own an embedded server on DATA (like the service) and append notes forever.
+  owner DATA NAME     — own an embedded server on DATA (like the service) and append notes forever;
+  neo4j URI NAME [N]  — connect to Neo4j at URI and append N notes (forever without N), after "ready".
 Each acknowledged write is printed as "seq text" and flushed, so the parent knows what was acknowledged.
 """
 
@@ -35,6 +36,14 @@ def main(argv: list[str]) -> int:
         sys.stdout.write("ready\n")
         sys.stdout.flush()
         append(Journal(graph, [NoteDomain()]).open(), argv[2], None)
+    elif mode == "neo4j":
+        from graph_service.storage.neo4j_adapter import Neo4jGraph
+
+        graph = Neo4jGraph(argv[1], "neo4j", "neo4j")
+        journal = Journal(graph, [NoteDomain()]).open()
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+        append(journal, argv[2], int(argv[3]) if len(argv) > 3 else None)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     graph.close()

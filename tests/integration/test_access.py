@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from graph_service.api.access import FIELD_ROLES, AccessControl, Role, TokenTabl
 from graph_service.api.app import create_app
 from graph_service.api.schema import build_schema
 from graph_service.config import Settings
+from tests.backends import Backend
 
 TOKENS = {f"token-{role.label}": role.label for role in Role}
 PROTOCOL = "graphql-transport-ws"
@@ -43,11 +43,10 @@ def write_note(client: TestClient, text: str = "seed") -> None:
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    root = tmp_path_factory.mktemp("access")
-    tokens_file = root / "tokens.json"
+def client(module_backend: Backend) -> Iterator[TestClient]:
+    tokens_file = module_backend.data_dir.parent / "tokens.json"
     tokens_file.write_text(json.dumps(TOKENS))
-    with TestClient(create_app(Settings(data_dir=root / "data", tokens_file=tokens_file))) as c:
+    with TestClient(create_app(module_backend.settings(tokens_file=tokens_file))) as c:
         write_note(c)
         yield c
 
@@ -258,27 +257,6 @@ def test_websocket_without_a_valid_token_is_401(client: TestClient) -> None:
 def test_probes_need_no_token(client: TestClient) -> None:
     assert client.get("/healthz").status_code == 200
     assert client.get("/readyz").json()["status"] == "ready"
-
-
-def test_tokens_inline_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GRAPH_SERVICE_TOKENS_JSON", json.dumps({"inline-secret": "writer"}))
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
-        ok = c.post("/graphql", json={"query": 'mutation { note(text: "x") { seq } }'},
-                    headers={"Authorization": "Bearer inline-secret"})
-        assert ok.json() == {"data": {"note": {"seq": 1}}}
-        assert c.post("/graphql", json={"query": "{ head { seq } }"}).status_code == 401
-
-
-def test_open_mode_when_no_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                  caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.delenv("GRAPH_SERVICE_TOKENS_JSON", raising=False)
-    with caplog.at_level(logging.WARNING, logger="graph_service.api.access"), \
-            TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
-        body = gql(c, 'mutation { note(text: "open") { seq } }', role=None)
-        assert body == {"data": {"note": {"seq": 1}}}
-        assert head_seq(c) == 1
-    warnings = [r for r in caplog.records if "API is open" in r.getMessage()]
-    assert len(warnings) == 1 and warnings[0].levelno == logging.WARNING
 
 
 @pytest.mark.parametrize(

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
-from graph_service.config import Settings
+from tests.backends import Backend
 from tests.integration.graphql_client import gql
 
 
@@ -368,8 +367,8 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(client: TestClient, query
     assert_verified(client)
 
 
-def test_the_projection_survives_a_restart_and_equals_the_replay(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data")
+def test_the_projection_survives_a_restart_and_equals_the_replay(backend: Backend) -> None:
+    settings = backend.settings()
     with TestClient(create_app(settings)) as first:
         made = create(first, "the well is dry", {"weight": 0.6, "family": "farmer"})
         data(first, ADD, {"b": made["belief"]["id"], "ev": {"weight": 0.4, "family": "drone"}})

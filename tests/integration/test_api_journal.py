@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
-from graph_service.config import Settings
+from tests.backends import Backend
 from tests.integration.graphql_client import gql
 
 NOTE = "mutation($t: String!) { note(text: $t, by: \"ann\") { seq op by hash prev } }"
@@ -73,14 +72,14 @@ def test_bad_input_names_the_field(client: TestClient) -> None:
     assert error["extensions"] == {"code": "BAD_USER_INPUT", "field": "text"}
 
 
-def test_health_and_readiness(client: TestClient) -> None:
+def test_health_and_readiness(client: TestClient, backend: Backend) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz").json()
-    assert ready["status"] == "ready" and ready["backend"] == "falkordb"
+    assert ready["status"] == "ready" and ready["backend"] == backend.name
 
 
-def test_an_entry_survives_a_restart(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data")
+def test_an_entry_survives_a_restart(backend: Backend) -> None:
+    settings = backend.settings()
     with TestClient(create_app(settings)) as first:
         written = gql(first, NOTE, {"t": "durable"})["data"]["note"]
     with TestClient(create_app(settings)) as second:

@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
-from graph_service.config import Settings
+from tests.backends import Backend
 from tests.integration.graphql_client import gql
 
 ADD = """mutation($i: ItemInput!) { addItem(item: $i, by: "ann") { id status } }"""
@@ -25,13 +25,13 @@ ANSWER = """mutation($q: String!, $v: JSON, $c: Boolean) { answerQuestion(questi
   by: "bob") { question target targetKind answer seq effect changes { id before after } added } }"""
 
 
-def open_client(data: Path) -> TestClient:
-    return TestClient(create_app(Settings(data_dir=data)))
+def open_client(backend: Backend) -> TestClient:
+    return TestClient(create_app(backend.settings()))
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with open_client(tmp_path / "data") as c:
+def client(backend: Backend) -> Iterator[TestClient]:
+    with open_client(backend) as c:
         yield c
         assert verified(c)  # every scenario leaves a graph equal to the journal's replay
 

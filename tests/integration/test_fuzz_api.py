@@ -16,7 +16,6 @@ import traceback
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import graphql
@@ -29,7 +28,7 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from graph_service.api.schema import build_schema
-from graph_service.config import Settings
+from tests.backends import Backend
 
 MASKED = "Unexpected error."
 # Per root field; a deeper run: GRAPH_SERVICE_FUZZ_EXAMPLES=100 pytest tests/integration/test_fuzz_api.py
@@ -193,16 +192,15 @@ SEED = [
 
 
 @pytest.fixture(scope="module")
-def fuzzer(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Fuzzer]:
+def fuzzer(module_backend: Backend, request: pytest.FixtureRequest) -> Iterator[Fuzzer]:
     tracebacks: list[str] = []
     handler = _Tracebacks(tracebacks)
     strawberry_log = logging.getLogger("strawberry.execution")
-    data_dir: Path = tmp_path_factory.mktemp("fuzz") / "data"
     with pytest.MonkeyPatch.context() as env:
         env.delenv("GRAPH_SERVICE_TOKENS_JSON", raising=False)  # open: every root field is reachable
         strawberry_log.addHandler(handler)
         try:
-            with TestClient(create_app(Settings(data_dir=data_dir))) as client:
+            with TestClient(create_app(module_backend.settings())) as client:
                 fuzz = Fuzzer(client, tracebacks)
                 for query, variables in SEED:
                     fuzz.post(query, variables)

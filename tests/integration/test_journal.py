@@ -12,8 +12,8 @@ from graph_service.errors import UserError
 from graph_service.journal.chain import GENESIS
 from graph_service.journal.notes import NoteDomain, plan_note
 from graph_service.journal.store import Journal
-from graph_service.storage.falkordb_adapter import FalkorDBGraph
 from graph_service.storage.port import GraphPort
+from tests.backends import Backend
 
 
 def open_journal(graph: GraphPort) -> Journal:
@@ -46,12 +46,12 @@ def test_bad_input_writes_nothing(graph: GraphPort) -> None:
     assert [e.payload["text"] for e in journal.entries_after(0)] == ["kept"]
 
 
-def test_a_reopened_journal_resumes(tmp_path) -> None:
-    graph = FalkorDBGraph.embedded(tmp_path / "data")
+def test_a_reopened_journal_resumes(backend: Backend) -> None:
+    graph = backend.open_graph()
     journal = open_journal(graph)
     first = journal.write("ann", lambda: plan_note("before restart")).entry
     graph.close()
-    graph = FalkorDBGraph.embedded(tmp_path / "data")
+    graph = backend.open_graph()
     try:
         journal = open_journal(graph)
         assert (journal.seq, journal.hash) == (1, first.hash)
@@ -174,4 +174,79 @@ def test_an_append_whose_answer_was_lost_is_not_written_twice(graph: GraphPort) 
         graph.run = real_run  # type: ignore[method-assign]
     assert written.entry.seq == 1
     assert [e.payload["text"] for e in journal.entries_after(0)] == ["once"]
+    assert journal.verify().ok
+
+
+@pytest.mark.neo4j
+def test_services_starting_together_on_a_new_neo4j_store_all_start(neo4j_backend: Backend) -> None:
+    # Regression (found when two writer processes opened one new Neo4j store): concurrent schema
+    # set-up deadlocked on Neo4j's schema locks and one of the processes failed to start.
+    import threading
+
+    graph = neo4j_backend.open_graph()
+    try:
+        for row in graph._driver.execute_query("SHOW CONSTRAINTS YIELD name").records:
+            graph._driver.execute_query(f"DROP CONSTRAINT `{row['name']}`")
+        for row in graph._driver.execute_query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP'").records:
+            graph._driver.execute_query(f"DROP INDEX `{row['name']}`")
+    finally:
+        graph.close()
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        g = neo4j_backend.open_graph()
+        try:
+            open_journal(g)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            g.close()
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert errors == [], [str(e)[:400] for e in errors]
+    check = neo4j_backend.open_graph()
+    try:
+        names = {r["name"] for r in check._driver.execute_query("SHOW CONSTRAINTS YIELD name").records}
+        assert {"entry_seq", "head_id", "item_id"} <= names
+        assert open_journal(check).verify().ok
+    finally:
+        check.close()
+
+
+def test_concurrent_appends_never_write_a_stale_head(backend: Backend, graph: GraphPort) -> None:
+    # Regression (found on Neo4j 5.26): the compare-and-set took the head's lock with
+    # `SET h.hash = h.hash`, whose right side is read before the lock; a writer that lost the race
+    # wrote the old hash back, so the head named position n with the hash of n-1 and every later
+    # append failed as "heavy contention".
+    import threading
+
+    open_journal(graph)
+    errors: list[BaseException] = []
+
+    def append(name: str) -> None:
+        connection = backend.another_connection(graph)
+        try:
+            journal = open_journal(connection)
+            for i in range(60):
+                journal.write(name, lambda i=i: plan_note(f"{name}-{i}"))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=append, args=(name,)) for name in ("a", "b", "c")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert errors == [], [str(e)[:300] for e in errors]
+    journal = open_journal(graph)
+    entries = list(journal.entries_after(0))
+    assert [e.seq for e in entries] == list(range(1, 181))
+    head = journal.stored_head()
+    assert (head["seq"], head["hash"], head["projected"]) == (180, entries[-1].hash, 180)
     assert journal.verify().ok

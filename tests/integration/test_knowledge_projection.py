@@ -1,4 +1,4 @@
-"""The knowledge store through the real service on the embedded FalkorDB: after every write the
+"""The knowledge store through the real service on each backend: after every write the
 graph's projection has the fingerprint of a pure replay of the journal, and the chain verifies."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from graph_service.state import replay
 from graph_service.storage.falkordb_adapter import FalkorDBGraph
 from graph_service.storage.falkordb_server import EmbeddedFalkorDB
 from graph_service.storage.port import GraphPort
+from tests.backends import Backend
 
 SUBJECTS = ("door", "gate")
 RELATIONS = ("colour", "width")
@@ -27,15 +28,38 @@ SOURCES = ("person", "outcome", "spec", "verified")
 _graph_names = itertools.count()
 
 
+class FreshStores:
+    """Empty stores, many per module: FalkorDB graphs by name on one embedded server; on Neo4j
+    (one store per server in Community) the session's store, emptied for each."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._server: EmbeddedFalkorDB | None = None
+        if backend.neo4j is None:
+            self._server = EmbeddedFalkorDB(backend.data_dir).start()
+
+    def graph(self) -> GraphPort:
+        if self._server is not None:
+            return FalkorDBGraph(socket_path=self._server.socket_path, graph=f"k{next(_graph_names)}")
+        self.backend.wipe()
+        return self.backend.open_graph()
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedFalkorDB]:
-    with EmbeddedFalkorDB(tmp_path_factory.mktemp("knowledge") / "data") as s:
-        yield s
+def server(module_backend: Backend) -> Iterator[FreshStores]:
+    stores = FreshStores(module_backend)
+    try:
+        yield stores
+    finally:
+        stores.close()
 
 
-def fresh_service(server: EmbeddedFalkorDB) -> Service:
-    graph = FalkorDBGraph(socket_path=server.socket_path, graph=f"k{next(_graph_names)}")
-    service = Service(graph)
+def fresh_service(server: FreshStores) -> Service:
+    service = Service(server.graph())
     service.journal.open()
     return service
 
@@ -102,7 +126,7 @@ def plan_step(service: Service, step: Step) -> Any:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(steps)
-def test_projection_equals_replay_after_every_step(server: EmbeddedFalkorDB, sequence: list[Step]) -> None:
+def test_projection_equals_replay_after_every_step(server: FreshStores, sequence: list[Step]) -> None:
     service = fresh_service(server)
     try:
         statuses: set[str] = set()
@@ -159,7 +183,7 @@ def test_a_scenario_on_every_backend(graph: GraphPort) -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_long_random_histories_stay_equal_to_their_replay(server: EmbeddedFalkorDB, seed: int) -> None:
+def test_long_random_histories_stay_equal_to_their_replay(server: FreshStores, seed: int) -> None:
     """Longer than hypothesis likes to go: 120 steps with most of them adds, so disputes, refutations,
     cascades and expiries pile up; the projection is checked after every step."""
     import random

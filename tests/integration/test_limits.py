@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,14 +16,15 @@ from graph_service.api.limits import MAX_BODY_BYTES
 from graph_service.api.schema import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS, build_schema
 from graph_service.config import Settings
 from graph_service.journal.store import Journal
+from tests.backends import Backend
 
 NOTE = 'mutation Write { note(text: "abuse", by: "test") { seq } }'
 
 
 @pytest.fixture
-def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+def client(backend: Backend, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.delenv("GRAPH_SERVICE_TOKENS_JSON", raising=False)
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
+    with TestClient(create_app(backend.settings())) as c:
         yield c
 
 
@@ -190,13 +190,13 @@ def test_internal_errors_are_masked(client: TestClient, monkeypatch: pytest.Monk
         assert leak not in response.text
 
 
-def settings_with(tmp_path: Path, **flags: bool) -> Settings:
-    return Settings(data_dir=tmp_path / "data", **flags)
+def settings_with(backend: Backend, **flags: bool) -> Settings:
+    return backend.settings(**flags)
 
 
 @pytest.mark.parametrize("introspection", [True, False])
-def test_introspection_follows_settings(tmp_path: Path, introspection: bool) -> None:
-    with TestClient(create_app(settings_with(tmp_path, introspection=introspection))) as c:
+def test_introspection_follows_settings(backend: Backend, introspection: bool) -> None:
+    with TestClient(create_app(settings_with(backend, introspection=introspection))) as c:
         body = post(c, "{ __schema { queryType { name } } }")
         if introspection:
             assert body == {"data": {"__schema": {"queryType": {"name": "Query"}}}}
@@ -206,8 +206,8 @@ def test_introspection_follows_settings(tmp_path: Path, introspection: bool) -> 
 
 
 @pytest.mark.parametrize("graphiql", [True, False])
-def test_graphiql_follows_settings(tmp_path: Path, graphiql: bool) -> None:
-    with TestClient(create_app(settings_with(tmp_path, graphiql=graphiql))) as c:
+def test_graphiql_follows_settings(backend: Backend, graphiql: bool) -> None:
+    with TestClient(create_app(settings_with(backend, graphiql=graphiql))) as c:
         response = c.get("/graphql", headers={"Accept": "text/html"})
         if graphiql:
             assert response.status_code == 200 and "graphiql" in response.text.lower()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,16 +13,16 @@ from starlette.testclient import WebSocketTestSession as WebSocket
 
 from graph_service.api.app import create_app
 from graph_service.api.subscription import POLL_SECONDS
-from graph_service.config import Settings
+from tests.backends import Backend
 
 PROTOCOL = "graphql-transport-ws"
 ENTRIES = "subscription($after: Int!) { journalEntries(after: $after) { seq op by hash prev payload } }"
 
 
 @pytest.fixture
-def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+def client(backend: Backend, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.delenv("GRAPH_SERVICE_TOKENS_JSON", raising=False)
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
+    with TestClient(create_app(backend.settings())) as c:
         yield c
 
 
@@ -108,9 +107,9 @@ def test_a_negative_position_is_a_clear_error(client: TestClient) -> None:
     assert error["extensions"] == {"code": "BAD_USER_INPUT", "field": "after"}
 
 
-def test_with_tokens_the_websocket_needs_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_tokens_the_websocket_needs_one(backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPH_SERVICE_TOKENS_JSON", '{"r-token": "reader", "w-token": "writer"}')
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as c:
+    with TestClient(create_app(backend.settings())) as c:
         write_note(c, "first", headers={"Authorization": "Bearer w-token"})
         with pytest.raises(WebSocketDenialResponse) as denied:
             c.websocket_connect("/graphql", subprotocols=[PROTOCOL]).__enter__()

@@ -11,10 +11,13 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from graph_service.journal.notes import NoteDomain
 from graph_service.journal.store import Journal
 from graph_service.storage.falkordb_adapter import FalkorDBGraph
 from graph_service.storage.falkordb_server import EmbeddedFalkorDB
+from tests.backends import Backend
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITER = [sys.executable, "-m", "tests.integration.journal_writer"]
@@ -100,3 +103,73 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) -> 
             graph.close()
     assert kills["service"] >= 20 and kills["database"] >= 5
     assert len(acknowledged) > 100  # the kills landed while writes were flowing
+
+
+@pytest.mark.neo4j
+def test_two_writer_processes_make_one_chain_on_neo4j(neo4j_backend: Backend) -> None:
+    backend = neo4j_backend
+    assert backend.neo4j is not None
+    procs = [writer("neo4j", backend.neo4j.uri, name, "1000") for name in ("alpha", "beta")]
+    outputs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outputs]
+    graph = backend.open_graph()
+    try:
+        journal = Journal(graph, [NoteDomain()]).open()
+        entries = list(journal.entries_after(0))
+        assert [e.seq for e in entries] == list(range(1, 2001))  # no gap, no duplicate position
+        report = journal.verify()
+        assert report.ok and report.checked == 2000
+        acknowledged = {line.split()[1]: int(line.split()[0]) for out, _ in outputs for line in out.splitlines()
+                        if line != "ready"}
+        assert {e.payload["text"]: e.seq for e in entries} == acknowledged
+        assert journal.stored_head()["projected"] == 2000
+    finally:
+        graph.close()
+
+
+@pytest.mark.neo4j
+def test_kill_9_at_random_moments_loses_nothing_acknowledged_on_neo4j(neo4j_backend: Backend) -> None:
+    """Writer processes killed at random moments, and (when the suite runs the server itself) the
+    Neo4j server killed twice: every acknowledged write is stored where it was acknowledged."""
+    backend = neo4j_backend
+    assert backend.neo4j is not None
+    server = backend.neo4j.server
+    rng = random.Random(20261201)
+    acknowledged: dict[str, int] = {}
+    kills = {"service": 0, "database": 0}
+    rounds = 10
+    for round_no in range(rounds):
+        lines: list[str] = []
+        proc = writer("neo4j", backend.neo4j.uri, f"r{round_no}")
+        pump = read_acknowledged(proc, lines)
+        deadline = time.monotonic() + 60
+        while "ready" not in lines and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        assert "ready" in lines, proc.stderr.read() if proc.stderr else ""
+        time.sleep(rng.uniform(0.05, 0.8))
+        target = "database" if server is not None and round_no in (4, 9) else "service"
+        if target == "database":
+            server.kill()
+            proc.wait(timeout=120)  # the writer fails on its next write
+            server.start()  # recovery from the transaction log
+        else:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        kills[target] += 1
+        pump.join(timeout=10)
+        for line in lines[1:]:
+            seq, text = line.split()
+            acknowledged[text] = int(seq)
+        graph = backend.open_graph()
+        try:
+            journal = Journal(graph, [NoteDomain()]).open()
+            report = journal.verify()
+            assert report.ok, (round_no, report)
+            stored = {e.payload["text"]: e.seq for e in journal.entries_after(0)}
+            missing = {t: s for t, s in acknowledged.items() if stored.get(t) != s}
+            assert not missing, f"round {round_no}: acknowledged writes lost or moved: {missing}"
+            assert journal.stored_head()["projected"] == journal.seq
+        finally:
+            graph.close()
+    assert kills["service"] >= 8 and (server is None or kills["database"] == 2)
+    assert len(acknowledged) > 50  # the kills landed while writes were flowing
