@@ -11,7 +11,6 @@ from graph_service.storage import queries
 from graph_service.storage.port import ConstraintViolation
 from graph_service.types import Params, Row
 
-
 _ALREADY_THERE = {
     "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
     "Neo.ClientError.Schema.ConstraintAlreadyExists",

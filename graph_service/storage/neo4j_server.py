@@ -25,7 +25,8 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
-POM = Path(os.environ.get("GRAPH_SERVICE_NEO4J_POM", Path(__file__).resolve().parents[2] / "tools" / "neo4j" / "pom.xml"))
+_REPO_POM = Path(__file__).resolve().parents[2] / "tools" / "neo4j" / "pom.xml"
+POM = Path(os.environ.get("GRAPH_SERVICE_NEO4J_POM", _REPO_POM))
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 _PR_SET_PDEATHSIG = 1
 
