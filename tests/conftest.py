@@ -115,3 +115,54 @@ def graph(backend: Backend) -> Iterator[GraphPort]:
         yield g
     finally:
         g.close()
+
+
+# --- the storage contract: every named query runs on every backend ----------------------------------
+
+PER_BACKEND_FILES = {"falkordb": {"schema_falkordb"}, "neo4j": {"schema_neo4j", "await_indexes_neo4j"}}
+EXECUTED: dict[str, set[str]] = {"falkordb": set(), "neo4j": set()}
+
+
+def _record_queries() -> None:
+    """Count, per backend, which cypher/ files the suite executed (in this process)."""
+    from graph_service.storage.falkordb_adapter import FalkorDBGraph
+    from graph_service.storage.neo4j_adapter import Neo4jGraph
+
+    for adapter in (FalkorDBGraph, Neo4jGraph):
+        run, setup = adapter.run, adapter.setup_schema
+
+        def recording_run(self, name, params=None, _run=run):  # type: ignore[no-untyped-def]
+            EXECUTED[self.backend].add(name)
+            return _run(self, name, params)
+
+        def recording_setup(self, *args, _setup=setup, **kwargs):  # type: ignore[no-untyped-def]
+            _setup(self, *args, **kwargs)
+            EXECUTED[self.backend].update(PER_BACKEND_FILES[self.backend])
+
+        adapter.run = recording_run  # type: ignore[method-assign]
+        adapter.setup_schema = recording_setup  # type: ignore[method-assign]
+
+
+_record_queries()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A whole run of the suite (no selection) fails unless every query ran on both backends."""
+    config = session.config
+    whole = not config.option.keyword and not config.option.markexpr.replace("not bench", "").strip() \
+        and all(Path(a).resolve() == Path(config.rootpath, "tests").resolve() for a in config.args)
+    if not whole or exitstatus != 0 or session.testscollected < 100:
+        return
+    from graph_service.storage import queries
+
+    shared = queries.available() - set().union(*PER_BACKEND_FILES.values())
+    missing = {backend: sorted((shared | PER_BACKEND_FILES[backend]) - EXECUTED[backend]) for backend in EXECUTED}
+    missing = {backend: names for backend, names in missing.items() if names}
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if missing:
+        if reporter is not None:
+            reporter.write_line(f"storage contract: queries never executed: {missing}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    elif reporter is not None:
+        reporter.write_line(f"storage contract: all {len(queries.available())} cypher/ files executed "
+                            f"({len(EXECUTED['falkordb'])} on falkordb, {len(EXECUTED['neo4j'])} on neo4j)")
