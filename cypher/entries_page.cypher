@@ -1,6 +1,10 @@
-// Journal entries after a position, in order, at most $limit of them.
+// Journal entries after a position, in order, at most $limit of them, with their Merkle tree hashes
+// and the positions their PREV edges point at (verify checks those edges).
 MATCH (e:Entry)
 WHERE e.seq > $after
-RETURN e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, e.payload AS payload, e.prev AS prev, e.hash AS hash
+WITH e
 ORDER BY e.seq
 LIMIT $limit
+RETURN e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, e.payload AS payload, e.prev AS prev, e.hash AS hash,
+       e.tree AS tree, [(e)-[:PREV]->(p) | p.seq] AS prev_links
+ORDER BY seq

@@ -1,4 +1,9 @@
-// The journal head: the compare-and-set anchor of appends (hash, seq) and of projection (projected).
+// The journal head: the compare-and-set anchor of appends (hash, seq) and of projection (projected),
+// created with the journal's format and a random log id (the checkpoints' origin names it).
+// A head of an empty journal written before formats existed takes the current format.
 MERGE (h:Head {id: 'journal'})
-  ON CREATE SET h.seq = 0, h.hash = $genesis, h.projected = 0
-RETURN h.seq AS seq, h.hash AS hash, h.projected AS projected
+  ON CREATE SET h.seq = 0, h.hash = $genesis, h.projected = 0, h.format = $format, h.log_id = $log_id
+WITH h
+FOREACH (x IN CASE WHEN h.format IS NULL AND h.seq = 0 THEN [1] ELSE [] END |
+  SET h.format = $format, h.log_id = coalesce(h.log_id, $log_id))
+RETURN h.seq AS seq, h.hash AS hash, h.projected AS projected, h.format AS format, h.log_id AS log_id

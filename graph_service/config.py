@@ -28,12 +28,18 @@ class Settings:
     graphiql: bool = True
     introspection: bool = True
     tokens_file: Path | None = None
+    signing_key: Path | None = None
+    """The Ed25519 key that signs checkpoints (note PRIVATE+KEY text); default: checkpoint.key in data_dir."""
+    signer_name: str = "graph_service"
+    log_origin: str | None = None
+    """The checkpoints' origin line; default: graph_service/<the store's log id>."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> Settings:
         """GRAPH_SERVICE_DATA, NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD/NEO4J_DATABASE, GRAPH_SERVICE_HOST/PORT,
-        GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS."""
+        GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS, GRAPH_SERVICE_SIGNING_KEY,
+        GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN."""
         tokens = os.environ.get("GRAPH_SERVICE_TOKENS")
         return cls(
             data_dir=Path(os.environ.get("GRAPH_SERVICE_DATA", "data")),
@@ -46,4 +52,8 @@ class Settings:
             graphiql=_flag("GRAPH_SERVICE_GRAPHIQL", True),
             introspection=_flag("GRAPH_SERVICE_INTROSPECTION", True),
             tokens_file=Path(tokens) if tokens else None,
+            signing_key=Path(os.environ["GRAPH_SERVICE_SIGNING_KEY"]) if os.environ.get("GRAPH_SERVICE_SIGNING_KEY")
+            else None,
+            signer_name=os.environ.get("GRAPH_SERVICE_SIGNER_NAME", "graph_service"),
+            log_origin=os.environ.get("GRAPH_SERVICE_LOG_ORIGIN") or None,
         )

@@ -19,3 +19,11 @@ class Conflict(UserError):
 
 class StoreLocked(RuntimeError):
     """Another service already owns the data folder."""
+
+
+class JournalBroken(UserError):
+    """The stored journal failed its check: writes are refused until an operator repairs it."""
+
+
+class StoreFormatError(RuntimeError):
+    """The store's journal is in a format this version does not write (see the message for what to do)."""

@@ -58,6 +58,13 @@ class Backend:
 
         return Neo4jGraph(self.neo4j.uri, self.neo4j.user, self.neo4j.password)
 
+    def raw(self, graph: GraphPort, query: str, params: dict[str, Any] | None = None) -> None:
+        """Run a statement straight on the database, bypassing the service (for tampering in tests)."""
+        if self.neo4j is None:
+            graph._graph.query(query, params or {})  # type: ignore[attr-defined]
+        else:
+            graph._driver.execute_query(query, params or {})  # type: ignore[attr-defined]
+
     def wipe(self) -> None:
         """Empty the Neo4j store for the next test (the schema stays: it is the same for every test)."""
         assert self.neo4j is not None

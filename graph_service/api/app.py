@@ -65,6 +65,10 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         except Exception:  # readiness reports any backend failure as not ready
             log.exception("readiness probe failed")
             return JSONResponse({"status": "unavailable"}, status_code=503)
+        broken = current.journal.broken
+        if broken is not None:
+            return JSONResponse({"status": "journal broken", "backend": current.graph.backend, "head": head["seq"],
+                                 "first_bad": broken.position, "reason": broken.reason}, status_code=503)
         return JSONResponse({"status": "ready", "backend": current.graph.backend, "head": head["seq"]})
 
     graphql = ServiceGraphQL(

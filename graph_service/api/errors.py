@@ -8,7 +8,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from graphql import GraphQLError
 
-from graph_service.errors import Conflict, NotFound, UserError
+from graph_service.errors import Conflict, JournalBroken, NotFound, UserError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -16,7 +16,8 @@ R = TypeVar("R")
 
 def as_graphql_error(exc: UserError) -> GraphQLError:
     """A GraphQL error carrying a code and, where known, the offending field."""
-    code = "NOT_FOUND" if isinstance(exc, NotFound) else "CONFLICT" if isinstance(exc, Conflict) else "BAD_USER_INPUT"
+    code = ("NOT_FOUND" if isinstance(exc, NotFound) else "CONFLICT" if isinstance(exc, Conflict)
+            else "JOURNAL_BROKEN" if isinstance(exc, JournalBroken) else "BAD_USER_INPUT")
     extensions: dict[str, Any] = {"code": code}
     if exc.field:
         extensions["field"] = exc.field

@@ -1,6 +1,9 @@
 """Pure journal hashing and chain verification: no driver, no I/O.
 
-hash(n) = sha256(hash(n-1) || canonical_json(entry n)), the first entry chaining from GENESIS.
+hash(n) = sha256(hash(n-1) || JCS(entry n)), the first entry chaining from GENESIS, where JCS is the
+RFC 8785 canonical form of the entry body (format 2; docs/log-format.md). Format 1 hashed Python's
+own sorted-keys JSON, which no verifier in another language reproduces (it writes `1.0` where JCS
+writes `1`); a store in format 1 is refused with a message saying how to migrate it.
 """
 
 from __future__ import annotations
@@ -11,8 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_service.tlog.verifier import canonical_bytes
+
 GENESIS = "0" * 64
 MAX_PAYLOAD_BYTES = 64 * 1024
+FORMAT = 2
+"""The journal's encoding: 2 = RFC 8785 entry bodies, RFC 9162 Merkle tree hashes kept with each entry."""
 
 
 def canonical_json(value: Any) -> str:
@@ -31,6 +38,8 @@ class Entry:
     payload: dict[str, Any] = field(default_factory=dict)
     prev: str = GENESIS
     hash: str = ""
+    tree: tuple[str, ...] = ()
+    """The Merkle tree hashes stored with the entry (hex; graph_service.tlog.tree), not part of its hash."""
 
     def body(self) -> dict[str, Any]:
         """The hashed content of the entry (everything but the chain fields)."""
@@ -38,11 +47,16 @@ class Entry:
 
 
 def entry_hash(prev: str, body: dict[str, Any]) -> str:
-    """sha256 over the previous hash followed by the canonical JSON of the entry body."""
-    digest = hashlib.sha256()
-    digest.update(prev.encode("ascii"))
-    digest.update(canonical_json(body).encode("utf-8"))
-    return digest.hexdigest()
+    """sha256 over the previous hash (64 hex digits, ASCII) followed by the RFC 8785 bytes of the body.
+
+    EntryError for a body that has no canonical form (see graph_service.tlog.verifier.canonical_bytes).
+    """
+    return hashlib.sha256(prev.encode("ascii") + canonical_bytes(body)).hexdigest()
+
+
+def legacy_entry_hash(prev: str, body: dict[str, Any]) -> str:
+    """The format-1 hash (Python's sorted-keys JSON), to check a format-1 journal before migrating it."""
+    return hashlib.sha256(prev.encode("ascii") + canonical_json(body).encode("utf-8")).hexdigest()
 
 
 def seal(prev: str, seq: int, op: str, by: str, at: int, payload: dict[str, Any]) -> Entry:

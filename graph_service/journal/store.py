@@ -14,26 +14,30 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graph_service.domain import Applied, Domain, Draft
-from graph_service.errors import Conflict, UserError
+from graph_service.errors import Conflict, JournalBroken, StoreFormatError, UserError
+from graph_service.journal.audit import Finding, JournalAudit
 from graph_service.journal.chain import (
+    FORMAT,
     GENESIS,
     MAX_PAYLOAD_BYTES,
-    ChainReport,
     Entry,
     canonical_json,
     entry_hash,
+    legacy_entry_hash,
     seal,
-    verify_chain,
 )
+from graph_service.journal.frontier import Frontier
 from graph_service.projection import Projection, statement_params
 from graph_service.storage.port import ConstraintViolation, GraphPort
+from graph_service.tlog.verifier import EntryError, canonical_bytes
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +66,13 @@ class VerifyReport:
     head_seq: int
     first_bad: int | None = None
     reason: str | None = None
+    roots: dict[int, bytes] = field(default_factory=dict)
+    """Root hashes of the Merkle tree at the sizes asked for, as recomputed from the entries."""
 
 
-INT64 = (-(2**63), 2**63 - 1)
+# RFC 8785 writes numbers as IEEE-754 doubles (I-JSON, RFC 7493): beyond 2^53 an integer would hash
+# as a different number in every other language's verifier, so it is refused.
+JSON_SAFE_INT = (-(2**53 - 1), 2**53 - 1)
 
 
 def _unstorable(value: Any, path: str) -> str | None:
@@ -72,8 +80,9 @@ def _unstorable(value: Any, path: str) -> str | None:
     if isinstance(value, bool) or value is None or isinstance(value, float):
         return None
     if isinstance(value, int):
-        # Both backends hold 64-bit integers; FalkorDB silently saturates anything larger.
-        return None if INT64[0] <= value <= INT64[1] else f"{path}: {value} is outside the 64-bit integer range"
+        if JSON_SAFE_INT[0] <= value <= JSON_SAFE_INT[1]:
+            return None
+        return f"{path}: {value} is outside the integers JSON holds exactly (±(2^53 - 1), RFC 8785)"
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -92,7 +101,7 @@ def _unstorable(value: Any, path: str) -> str | None:
 def storable_payload(payload: dict[str, Any], by: str) -> str:
     """The payload's canonical JSON, once every value is one both backends store as it is.
 
-    UserError names the first value that is not: an integer beyond 64 bits, text that is not
+    UserError names the first value that is not: an integer beyond ±(2^53 - 1), text that is not
     UTF-8; and a NUL in `by`, which FalkorDB cuts a query at (JSON escapes it in the payload).
     """
     if "\x00" in by or _unstorable(by, "by"):
@@ -104,11 +113,22 @@ def storable_payload(payload: dict[str, Any], by: str) -> str:
 
 
 def entry_from_row(row: dict[str, Any]) -> Entry:
-    """An Entry from its stored properties (the payload is stored as canonical JSON text)."""
+    """An Entry from its stored properties (the payload is stored as canonical JSON text).
+
+    Trusts the row: for rows not yet checked, JournalAudit.feed is the reader that never fails."""
     return Entry(
         seq=row["seq"], op=row["op"], by=row["by"], at=row["at"],
-        payload=json.loads(row["payload"]), prev=row["prev"], hash=row["hash"],
+        payload=json.loads(row["payload"]), prev=row["prev"], hash=row["hash"], tree=tuple(row.get("tree") or ()),
     )
+
+
+def legacy_store_message(head: dict[str, Any]) -> str:
+    return (f"this store's journal ({head['seq']} entries) is in format 1, hashed over Python's own JSON, "
+            f"which verifiers in other languages cannot reproduce; this version writes format {FORMAT} "
+            "(RFC 8785 entries and an RFC 9162 Merkle tree). It is refused rather than rewritten in place, "
+            "so the old chain stays as it was: export it with `graph_service export --output old.jsonl`, then "
+            "load it into a new store with `graph_service load --from-format 1 old.jsonl`, which checks "
+            "the old chain and re-seals every entry unchanged in the new format")
 
 
 class Journal:
@@ -120,38 +140,51 @@ class Journal:
         self.clock = clock
         self.seq = 0
         self.hash = GENESIS
-        self.startup_report: ChainReport | None = None
         self._lock = threading.RLock()
         self._pending_results: dict[int, Any] = {}
         # The last position this process projected or saw projected; below self.seq only after a
         # projection failed, when catch-up re-derives the missing projections from the journal.
         self._projected = 0
+        self.frontier = Frontier()
+        self.broken: Finding | None = None
+        self.legacy = False
 
     # --- start-up -------------------------------------------------------------------------
 
-    def open(self) -> Journal:
-        """Set up the schema, create the head if new, replay the journal and project what is behind."""
+    def open(self, *, allow_legacy: bool = False) -> Journal:
+        """Set up the schema, create the head if new, replay the journal and project what is behind.
+
+        StoreFormatError for a journal in format 1 (unless `allow_legacy`, for reading it to export).
+        A broken chain does not stop the start: the state is the sound prefix, and writes are refused
+        (JournalBroken, naming the position) until the store is repaired.
+        """
         self.graph.setup_schema()
-        self.graph.run("head_init", {"genesis": GENESIS})
+        head = self.graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": secrets.token_hex(8)})[0]
+        if head.get("format") != FORMAT:
+            if not allow_legacy:
+                raise StoreFormatError(legacy_store_message(head))
+            self.legacy = True
+            return self
         with self._lock:
             self._replay_all()
-            if self.startup_report is not None and not self.startup_report.ok:
-                log.error("journal chain broken at %s: %s", self.startup_report.first_bad, self.startup_report.reason)
+            if self.broken is not None:
+                log.error("journal chain broken at %s: %s", self.broken.position, self.broken.reason)
             self.catch_up()
         return self
 
     def _replay_all(self) -> None:
-        """Rebuild the in-memory state from every stored entry, projecting those the graph lacks."""
+        """Rebuild the in-memory state from the stored entries, checked before each is applied, and project
+        those the graph lacks. At the first unsound entry the replay stops there (see `broken`)."""
         self._reset_domains()
-        self.seq, self.hash = 0, GENESIS
+        self.seq, self.hash, self.frontier = 0, GENESIS, Frontier()
         self._projected = self.stored_head()["projected"]
-        self.startup_report = verify_chain(self._replay_checked())
-
-    def _replay_checked(self) -> Iterator[Entry]:
-        # Yields every stored entry to the chain check while applying it to the domains.
-        for entry in self.entries_after(0):
+        audit = JournalAudit(frontier=self.frontier)
+        for row in self.entry_rows_after(0):
+            entry = audit.feed(row)
+            if entry is None:
+                break
             self._apply_and_project(entry)
-            yield entry
+        self.broken = audit.finding
 
     def _reset_domains(self) -> None:
         for domain in self.domains:
@@ -164,12 +197,16 @@ class Journal:
 
     def entries_after(self, after: int, limit: int | None = None) -> Iterator[Entry]:
         """Stored entries with seq > after, in order (all of them, or at most `limit`)."""
+        for row in self.entry_rows_after(after, limit):
+            yield entry_from_row(row)
+
+    def entry_rows_after(self, after: int, limit: int | None = None) -> Iterator[dict[str, Any]]:
+        """The stored rows of entries with seq > after, in order, as stored (unchecked)."""
         remaining = limit
         while remaining is None or remaining > 0:
             page = PAGE if remaining is None else min(PAGE, remaining)
             rows = self.graph.run("entries_page", {"after": after, "limit": page})
-            for row in rows:
-                yield entry_from_row(row)
+            yield from rows
             if len(rows) < page:
                 return
             after = rows[-1]["seq"]
@@ -195,9 +232,15 @@ class Journal:
             if self._projected < self.seq:
                 self._replay_all()
                 return
-            if head["seq"] == self.seq:
+            if head["seq"] == self.seq or self.broken is not None:
                 return
-            for entry in self.entries_after(self.seq):
+            audit = JournalAudit(after=self.seq, prev=self.hash, frontier=self.frontier)
+            for row in self.entry_rows_after(self.seq):
+                entry = audit.feed(row)
+                if entry is None:
+                    self.broken = audit.finding
+                    log.error("journal chain broken at %s: %s", self.broken.position, self.broken.reason)
+                    return
                 self._apply_and_project(entry)
 
     def _apply_and_project(self, entry: Entry) -> None:
@@ -242,6 +285,7 @@ class Journal:
         with self._lock:
             for _ in range(MAX_APPEND_ATTEMPTS):
                 self.catch_up()
+                self.refuse_if_broken()
                 draft = plan()
                 payload_text = storable_payload(draft.payload, by)
                 if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
@@ -249,11 +293,33 @@ class Journal:
                         f"payload is {len(payload_text.encode())} bytes; at most {MAX_PAYLOAD_BYTES} are accepted",
                         field="payload",
                     )
-                entry = seal(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
+                entry = self._sealed(draft.op, by, draft.payload)
                 if self._append(entry, payload_text) or self._landed(entry):
+                    self.frontier.advance(entry.seq, [bytes.fromhex(h) for h in entry.tree])
                     self._apply_and_project(entry)
                     return WriteResult(entry, self._pending_results.pop(entry.seq))
             raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
+
+    def refuse_if_broken(self) -> None:
+        """JournalBroken, naming the position, while the stored chain is known to be broken."""
+        if self.broken is not None:
+            raise JournalBroken(f"the journal is broken at position {self.broken.position} "
+                                f"({self.broken.reason}); writes are refused until it is repaired", field=None)
+
+    def _tree_of(self, entry: Entry) -> list[bytes]:
+        """The Merkle tree hashes of the entry that follows the frontier; UserError if it has no RFC 8785 form."""
+        try:
+            return self.frontier.tree_for(entry.seq, canonical_bytes(entry.body()))
+        except EntryError as exc:
+            raise UserError(f"entry {entry.seq}: {exc.reason}", field="payload") from None
+
+    def _sealed(self, op: str, by: str, payload: dict[str, Any]) -> Entry:
+        """The entry that follows the current head, with its hash and its Merkle tree hashes."""
+        try:
+            entry = seal(self.hash, self.seq + 1, op, by, self.clock(), payload)
+        except EntryError as exc:
+            raise UserError(exc.reason, field="payload") from None
+        return Entry(**{**entry.__dict__, "tree": tuple(h.hex() for h in self._tree_of(entry))})
 
     def write_batch(self, by: str, plans: Iterable[Callable[[], Draft]], batch_size: int = 500) -> int:
         """Bulk load: plan and apply each in memory, then append and project whole batches at once.
@@ -271,20 +337,35 @@ class Journal:
 
         return self._load(sealed(), batch_size)
 
-    def import_entries(self, entries: Iterable[Entry], batch_size: int = 500) -> int:
+    def import_entries(self, entries: Iterable[Entry], batch_size: int = 500, *, from_format: int = FORMAT) -> int:
         """Append exported entries verbatim (same positions, times and hashes), in batches.
 
         Each must continue the chain exactly where the store's journal ends; the first one that
         does not raises UserError naming its position (the batches before it stay written).
+        `from_format=1`: the entries are a format-1 export, checked against their format-1 hashes and
+        re-sealed unchanged (position, operation, author, time, payload) in the current format.
         """
+        if from_format not in (1, FORMAT):
+            raise UserError(f"from_format must be 1 or {FORMAT}, got {from_format}", field="from_format")
+        legacy_prev = GENESIS
 
         def checked() -> Iterator[Entry]:
+            nonlocal legacy_prev
             for entry in entries:
-                if entry.seq != self.seq + 1 or entry.prev != self.hash:
+                expected_prev = legacy_prev if from_format == 1 else self.hash
+                if entry.seq != self.seq + 1 or entry.prev != expected_prev:
                     raise UserError(f"entry {entry.seq} does not continue the journal at position {self.seq + 1}",
                                     field="entries")
-                if entry_hash(entry.prev, entry.body()) != entry.hash:
+                hashed = legacy_entry_hash if from_format == 1 else entry_hash
+                try:
+                    sound = hashed(entry.prev, entry.body()) == entry.hash
+                except EntryError as exc:
+                    raise UserError(f"entry {entry.seq}: {exc.reason}", field="entries") from None
+                if not sound:
                     raise UserError(f"entry {entry.seq}: content does not match its hash", field="entries")
+                if from_format == 1:
+                    legacy_prev = entry.hash
+                    entry = seal(self.hash, entry.seq, entry.op, entry.by, entry.at, entry.payload)
                 yield entry
 
         return self._load(checked(), batch_size)
@@ -295,11 +376,15 @@ class Journal:
             self.catch_up()
             batch: list[tuple[Entry, str, Projection]] = []
             try:
+                self.refuse_if_broken()
                 for entry in entries:
                     payload_text = storable_payload(entry.payload, entry.by)
                     if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
                         raise UserError(f"entry {entry.seq}: payload over {MAX_PAYLOAD_BYTES} bytes", field="payload")
+                    tree = self._tree_of(entry)
+                    entry = Entry(**{**entry.__dict__, "tree": tuple(h.hex() for h in tree)})
                     applied = self._apply(entry)
+                    self.frontier.advance(entry.seq, tree)
                     self.seq, self.hash = entry.seq, entry.hash
                     batch.append((entry, payload_text, applied.projection))
                     if len(batch) >= batch_size:
@@ -335,7 +420,7 @@ class Journal:
     @staticmethod
     def _stored(entry: Entry, payload_text: str) -> dict[str, Any]:
         return {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at,
-                "payload": payload_text, "prev": entry.prev, "hash": entry.hash}
+                "payload": payload_text, "prev": entry.prev, "hash": entry.hash, "tree": list(entry.tree)}
 
     def _landed(self, entry: Entry) -> bool:
         """Is this very entry stored at its position? A client library that re-sends a statement
@@ -354,16 +439,30 @@ class Journal:
 
     # --- checking -------------------------------------------------------------------------
 
-    def verify(self, entries: Sequence[Entry] | None = None) -> VerifyReport:
-        """Every stored entry (re-read, unless the caller just read them): positions consecutive,
-        links and hashes whole, the head at the end."""
-        head = self.stored_head()
-        entries = list(self.entries_after(0)) if entries is None else entries
-        report = verify_chain(entries)
-        if not report.ok:
-            return VerifyReport(False, report.checked, head["seq"], report.first_bad, report.reason)
-        last_seq, last_hash = (entries[-1].seq, entries[-1].hash) if entries else (0, GENESIS)
-        if (head["seq"], head["hash"]) != (last_seq, last_hash):
-            return VerifyReport(False, report.checked, head["seq"], last_seq + 1,
-                                f"head names position {head['seq']} but the chain ends at {last_seq}")
-        return VerifyReport(True, report.checked, head["seq"])
+    def verify(self, *, on_entry: Callable[[Entry], None] | None = None,
+               roots_at: Iterable[int] = ()) -> VerifyReport:
+        """Re-read every stored entry and check it before trusting it (JournalAudit): positions, fields,
+        canonical form, Merkle hashes, links, PREV edges and hashes; then the head, the projected marker
+        and Entry nodes outside the chain. Streams: `on_entry` sees each sound entry in order (a replay
+        runs beside the check). `roots_at`: tree sizes whose root hash the report should carry.
+        Never raises for what the store holds; the first problem is `first_bad` and `reason`."""
+        audit = JournalAudit(roots_at=roots_at)
+        for row in self.entry_rows_after(0):
+            entry = audit.feed(row)
+            if entry is None:
+                break
+            if on_entry is not None:
+                on_entry(entry)
+        heads = self.graph.run("head_read")
+        audit.finish(heads[0] if heads else None, self.graph.run("entry_count")[0]["entries"],
+                     self.graph.run("entries_off_position"))
+        head_seq = heads[0].get("seq") if heads and isinstance(heads[0].get("seq"), int) else audit.last_seq
+        found = audit.finding
+        if found is None:
+            if self.broken is not None:  # repaired since: the state must be the whole journal's again
+                with self._lock:
+                    self.broken = None
+                    self._replay_all()
+            return VerifyReport(True, audit.checked, head_seq, roots=audit.roots)
+        self.broken = found
+        return VerifyReport(False, audit.checked, head_seq, found.position, found.reason, roots=audit.roots)

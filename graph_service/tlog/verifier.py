@@ -244,13 +244,19 @@ def key_hash(name: str, public_key: bytes) -> int:
 
 
 def _b64decode(text: str, what: str, error: type[VerificationError]) -> bytes:
-    # The regex first: b64decode would otherwise accept a missing pad or stray characters in some modes.
+    """Standard padded base64 in its one canonical spelling (unused low bits zero), decoded.
+
+    Go's decoder also takes non-zero unused bits; refusing them means a note has exactly one text.
+    """
     if not _BASE64.fullmatch(text):
         raise error(f"{what} is not standard padded base64")
     try:
-        return base64.b64decode(text, validate=True)
+        raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise error(f"{what} is not standard padded base64") from exc
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise error(f"{what} is not canonical base64 (its unused low bits are not zero)")
+    return raw
 
 
 @dataclass(frozen=True)
@@ -358,8 +364,8 @@ def parse_checkpoint_body(body: str) -> Checkpoint:
         raise CheckpointError("checkpoint origin line is empty")
     size = _decimal(size_text, "tree size")
     root = _b64decode(root_text, "checkpoint root hash", CheckpointError)
-    if len(root) != HASH_SIZE or base64.b64encode(root).decode("ascii") != root_text:
-        raise CheckpointError("checkpoint root hash is not the canonical base64 of 32 bytes")
+    if len(root) != HASH_SIZE:
+        raise CheckpointError(f"checkpoint root hash is {len(root)} bytes, not {HASH_SIZE}")
     if not time_line.startswith("time "):
         raise CheckpointError("checkpoint's fourth line is not 'time <epoch milliseconds>'")
     time_ms = _decimal(time_line[len("time "):], "time")

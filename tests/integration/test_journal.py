@@ -101,14 +101,17 @@ def test_a_nul_character_is_kept_in_payloads_and_refused_in_authors(graph: Graph
 @pytest.mark.parametrize(
     ("payload", "message"),
     [
-        ({"text": "x", "n": 10**30}, "payload.n: 1000000000000000000000000000000 is outside the 64-bit"),
+        ({"text": "x", "n": 10**30}, "payload.n: 1000000000000000000000000000000 is outside the integers JSON"),
         ({"text": "x", "list": [1, -(2**63) - 1]}, "payload.list[1]:"),
+        ({"text": "x", "n": 2**53}, "payload.n: 9007199254740992 is outside the integers JSON holds exactly"),
         ({"text": "bad \ud800 text"}, "payload.text: the text holds an unpaired surrogate"),
     ],
 )
 def test_values_a_backend_would_change_are_refused(graph: GraphPort, payload: dict, message: str) -> None:
     # Regression: FalkorDB saturated integers beyond 64 bits (the graph then differed from the
-    # journal for good), and a lone surrogate failed as an internal error.
+    # journal for good), and a lone surrogate failed as an internal error. Since entries are hashed
+    # as RFC 8785 (whose numbers are IEEE-754 doubles), integers beyond ±(2^53 - 1) are refused too:
+    # every other language's verifier would hash them as a different number.
     from graph_service.domain import Draft
 
     journal = open_journal(graph)
@@ -116,7 +119,7 @@ def test_values_a_backend_would_change_are_refused(graph: GraphPort, payload: di
         journal.write("ann", lambda: Draft("note", payload))
     with pytest.raises(UserError, match="by must be UTF-8"):
         journal.write("\ud800", lambda: plan_note("fine"))
-    journal.write("ann", lambda: Draft("note", {"text": "edge", "n": 2**63 - 1, "m": -(2**63)}))
+    journal.write("ann", lambda: Draft("note", {"text": "edge", "n": 2**53 - 1, "m": -(2**53 - 1)}))
     assert journal.stored_head()["seq"] == 1 and journal.verify().ok
 
 

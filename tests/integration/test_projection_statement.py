@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from graph_service.journal.chain import GENESIS
+from graph_service.journal.chain import FORMAT, GENESIS
 from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection, statement_params
 from graph_service.storage.port import GraphPort
 
 
 def prepare(graph: GraphPort, entries: int) -> None:
     graph.setup_schema()
-    graph.run("head_init", {"genesis": GENESIS})
+    graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": "test"})
     prev = GENESIS
     for seq in range(1, entries + 1):
         stored = {"seq": seq, "op": "note", "by": "t", "at": 0, "payload": "{}", "prev": prev, "hash": f"h{seq}"}

@@ -2,4 +2,4 @@ module graph_service/tools/tlogcheck
 
 go 1.26.0
 
-require golang.org/x/mod v0.43.0 // indirect
+require golang.org/x/mod v0.43.0
