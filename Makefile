@@ -41,6 +41,7 @@ test: $(STAMP) node_modules/.installed neo4j-server
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.knowledge_retraction
+	$(BIN)/python -m benchmarks.log_proofs
 
 schema: $(STAMP)
 	$(BIN)/python tools/export_schema.py

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,30 +62,3 @@ def seal(prev: str, seq: int, op: str, by: str, at: int, payload: dict[str, Any]
     """Build the entry that follows `prev` at position `seq`, with its hash."""
     draft = Entry(seq=seq, op=op, by=by, at=at, payload=payload, prev=prev)
     return Entry(seq=seq, op=op, by=by, at=at, payload=payload, prev=prev, hash=entry_hash(prev, draft.body()))
-
-
-@dataclass(frozen=True)
-class ChainReport:
-    """Result of verifying a chain: ok, or the first bad position and why."""
-
-    ok: bool
-    checked: int
-    first_bad: int | None = None
-    reason: str | None = None
-
-
-def verify_chain(entries: Iterable[Entry], *, start_prev: str = GENESIS, start_seq: int = 1) -> ChainReport:
-    """Check positions are consecutive, each `prev` links to its predecessor, and each hash recomputes.
-
-    Returns the first position where any of these fails.
-    """
-    expected_prev, expected_seq, checked = start_prev, start_seq, 0
-    for entry in entries:
-        if entry.seq != expected_seq:
-            return ChainReport(False, checked, expected_seq, f"expected position {expected_seq}, found {entry.seq}")
-        if entry.prev != expected_prev:
-            return ChainReport(False, checked, entry.seq, "prev does not match the previous entry's hash")
-        if entry_hash(entry.prev, entry.body()) != entry.hash:
-            return ChainReport(False, checked, entry.seq, "content does not match its hash")
-        expected_prev, expected_seq, checked = entry.hash, entry.seq + 1, checked + 1
-    return ChainReport(True, checked)

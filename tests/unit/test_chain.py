@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+import json
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph_service.journal.chain import GENESIS, Entry, canonical_json, entry_hash, seal, verify_chain
+from graph_service.journal.audit import JournalAudit
+from graph_service.journal.chain import GENESIS, Entry, canonical_json, entry_hash, legacy_entry_hash, seal
+from graph_service.journal.frontier import Frontier
+from graph_service.tlog.verifier import canonical_bytes
 
 
 def chain(texts: list[str]) -> list[Entry]:
@@ -32,37 +35,67 @@ def test_hash_is_sha256_of_prev_then_canonical_entry() -> None:
     assert entry_hash(GENESIS, body) == expected
 
 
+def rows(entries: list[Entry]) -> list[dict]:
+    """The entries as the store returns them, with their Merkle hashes and PREV links."""
+    frontier, out = Frontier(), []
+    for e in entries:
+        tree = frontier.tree_for(e.seq, canonical_bytes(e.body()))
+        frontier.advance(e.seq, tree)
+        out.append({"seq": e.seq, "op": e.op, "by": e.by, "at": e.at, "payload": json.dumps(e.payload),
+                    "prev": e.prev, "hash": e.hash, "tree": [h.hex() for h in tree],
+                    "prev_links": [] if e.seq == 1 else [e.seq - 1]})
+    return out
+
+
+def audit(stored: list[dict]) -> JournalAudit:
+    checker = JournalAudit()
+    for row in stored:
+        checker.feed(row)
+    return checker
+
+
 def test_a_whole_chain_verifies() -> None:
-    report = verify_chain(chain(["a", "b", "c"]))
-    assert report.ok and report.checked == 3 and report.first_bad is None
+    checker = audit(rows(chain(["a", "b", "c"])))
+    assert checker.finding is None and checker.checked == 3
 
 
 def test_an_edited_payload_is_named_by_position() -> None:
-    entries = chain(["a", "b", "c", "d"])
-    entries[2] = replace(entries[2], payload={"text": "tampered"})
-    report = verify_chain(entries)
-    assert not report.ok and report.first_bad == 3 and "hash" in (report.reason or "")
+    stored = rows(chain(["a", "b", "c", "d"]))
+    stored[2]["payload"] = '{"text": "tampered"}'
+    finding = audit(stored).finding
+    assert finding is not None and finding.position == 3 and "hash" in finding.reason
 
 
 def test_a_gap_and_a_duplicate_are_found() -> None:
-    entries = chain(["a", "b", "c"])
-    gap = verify_chain([entries[0], entries[2]])
-    assert (gap.ok, gap.first_bad) == (False, 2)
-    duplicate = verify_chain([entries[0], entries[1], entries[1], entries[2]])
-    assert (duplicate.ok, duplicate.first_bad) == (False, 3)
+    stored = rows(chain(["a", "b", "c"]))
+    gap = audit([stored[0], stored[2]]).finding
+    assert gap is not None and gap.position == 2 and "missing" in gap.reason
+    duplicate = audit([stored[0], stored[1], stored[1], stored[2]]).finding
+    assert duplicate is not None and duplicate.position == 2 and "twice" in duplicate.reason
 
 
 def test_a_relinked_entry_is_found() -> None:
-    entries = chain(["a", "b", "c"])
-    entries[1] = replace(entries[1], prev="f" * 64)
-    assert verify_chain(entries).first_bad == 2
+    stored = rows(chain(["a", "b", "c"]))
+    stored[1]["prev"] = "f" * 64
+    finding = audit(stored).finding
+    assert finding is not None and finding.position == 2
+
+
+def test_entries_hash_as_rfc_8785_not_as_python_json() -> None:
+    # RFC 8785 writes 1.0 as 1 and orders keys by UTF-16 code units; Python's JSON does neither.
+    body = {"seq": 1, "op": "note", "by": "ann", "at": 5, "payload": {"x": 1.0, "\U0001f600": 1, "\uffff": 2}}
+    jcs = '{"at":5,"by":"ann","op":"note","payload":{"x":1,"\U0001f600":1,"\uffff":2},"seq":1}'
+    assert entry_hash(GENESIS, body) == hashlib.sha256((GENESIS + jcs).encode()).hexdigest()
+    assert legacy_entry_hash(GENESIS, body) != entry_hash(GENESIS, body)
 
 
 @given(st.lists(st.text(max_size=20), min_size=1, max_size=30), st.data())
 def test_any_single_edit_is_detected_at_its_position(texts: list[str], data: st.DataObject) -> None:
-    entries = chain(texts)
-    assert verify_chain(entries).ok
-    i = data.draw(st.integers(0, len(entries) - 1))
-    edited = replace(entries[i], by=entries[i].by + "x")
-    entries[i] = edited
-    assert verify_chain(entries).first_bad == i + 1
+    stored = rows(chain(texts))
+    assert audit(stored).finding is None
+    i = data.draw(st.integers(0, len(stored) - 1))
+    field = data.draw(st.sampled_from(["by", "op", "payload", "hash", "prev", "tree"]))
+    stored[i][field] = {"by": "x", "op": "y", "payload": '{"t": 0}', "hash": "1" * 64, "prev": "2" * 64,
+                        "tree": ["3" * 64]}[field]
+    finding = audit(stored).finding
+    assert finding is not None and finding.position == i + 1, (field, finding)
