@@ -10,6 +10,7 @@ import strawberry
 from graph_service.api.belief_types import Belief, belief_props
 from graph_service.api.context import service_of
 from graph_service.api.errors import user_errors
+from graph_service.api.scalars import Long
 from graph_service.domain import Draft
 from graph_service.errors import UserError
 from graph_service.journal.chain import canonical_json
@@ -122,7 +123,7 @@ class EvidenceInput:
 @strawberry.input(description="An observation offered to association, with the flags read off it.")
 class AssociationCueInput:
     id: str
-    at: int = strawberry.field(description="When it happened, epoch milliseconds.")
+    at: Long = strawberry.field(description="When it happened, epoch milliseconds.")
     summary: str
     notable: bool = True
     hypothetical: bool = False
@@ -246,7 +247,7 @@ class BeliefMutation:
 
     @strawberry.mutation(description="Propose causal hypotheses from notable observations close in time.")
     @user_errors
-    def associate(self, info: strawberry.Info[Any, Any], observations: list[AssociationCueInput], window_ms: int,
+    def associate(self, info: strawberry.Info[Any, Any], observations: list[AssociationCueInput], window_ms: Long,
                   subject: str | None = None, by: str = "anonymous") -> BeliefWrite:
         payload = {"observations": [o.as_payload() for o in observations], "window_ms": window_ms,
                    "subject": subject}

@@ -14,6 +14,7 @@ import strawberry
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
+from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
 from graph_service.errors import NotFound, UserError
 from graph_service.service import Service
@@ -133,7 +134,7 @@ class BeliefVersion:
     seq: int
     op: str
     by: str
-    at: int = strawberry.field(description="Entry time, epoch milliseconds.")
+    at: Long = strawberry.field(description="Entry time, epoch milliseconds.")
     status: str
     confidence: float
     reason: str

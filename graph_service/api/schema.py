@@ -6,6 +6,7 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.extensions.disable_introspection import DisableIntrospection
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 from strawberry.utils.logging import StrawberryLogger
 
@@ -18,6 +19,7 @@ from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
 from graph_service.api.log_types import LogQuery
 from graph_service.api.no_nul import NoNulCharacters
 from graph_service.api.question_types import QuestionMutation, QuestionQuery
+from graph_service.api.scalars import SCALARS
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
@@ -67,7 +69,8 @@ def build_schema(*, introspection: bool = True) -> strawberry.Schema:
     ]
     if not introspection:
         extensions.append(DisableIntrospection)
-    return ServiceSchema(query=Query, mutation=Mutation, subscription=Subscription, extensions=extensions)
+    return ServiceSchema(query=Query, mutation=Mutation, subscription=Subscription, extensions=extensions,
+                         config=StrawberryConfig(scalar_map=SCALARS))
 
 
 schema = build_schema()

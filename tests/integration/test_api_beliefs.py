@@ -303,6 +303,29 @@ def test_associate_proposes_a_hypothesis_with_alternatives(client: TestClient) -
     assert_verified(client)
 
 
+def test_real_timestamps_are_read_and_accepted(client: TestClient) -> None:
+    # Regression: epoch milliseconds were typed Int (32-bit): `versions { at }` nulled the whole
+    # response, and associate refused every real timestamp.
+    import time
+
+    now = time.time_ns() // 1_000_000
+    made = create(client, "the kiln is hot", {"weight": 0.6, "family": "potter"})
+    versions = data(client, "query($b: String!) { belief(id: $b) { versions { at } } }",
+                    {"b": made["belief"]["id"]})["belief"]["versions"]
+    assert versions and all(abs(v["at"] - now) < 600_000 for v in versions)
+    data(client, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
+    a, b = (observe(client, "cam", tick, subject) for tick, subject in ((1, "lights"), (2, "server")))
+    cues = [{"id": a, "at": now, "summary": "the lights flickered"},
+            {"id": b, "at": now + 1_000, "summary": "the server rebooted"}]
+    made = data(client, """mutation($o: [AssociationCueInput!]!, $w: Long!) { associate(observations: $o,
+      windowMs: $w, by: "ann") { belief { proposition } } }""", {"o": cues, "w": 3 * 2**31})["associate"]
+    assert made["belief"]["proposition"] == "the lights flickered may have caused: the server rebooted"
+    refused = gql(client, """mutation($o: [AssociationCueInput!]!, $w: Long!) { associate(observations: $o,
+      windowMs: $w, by: "ann") { created } }""", {"o": cues, "w": 2**64})["errors"][0]
+    assert "64 bits" in refused["message"]
+    assert_verified(client)
+
+
 BAD = [
     (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 1.5}], "by": "a"}, "createBelief",
      "evidence[0].weight must be within [0, 1], got 1.5", "BAD_USER_INPUT", "evidence[0].weight"),
