@@ -83,6 +83,9 @@ FIELD_ROLES: Mapping[str, Role] = {
     "answerQuestion": Role.OPERATOR,
     "rebuild": Role.ADMIN,
     "export": Role.ADMIN,
+    # whole-journal work: a reader must not be able to keep the store busy with it
+    "verify": Role.ADMIN,
+    "redecide": Role.ADMIN,
 }
 
 

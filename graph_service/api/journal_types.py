@@ -10,6 +10,7 @@ import strawberry
 
 from graph_service.api.context import service_of
 from graph_service.api.errors import user_errors
+from graph_service.api.long_work import off_the_loop
 from graph_service.errors import UserError
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
@@ -127,9 +128,10 @@ class JournalQuery:
         row = service_of(info).journal.stored_head()
         return Head(seq=row["seq"], hash=row["hash"], projected=row["projected"])
 
-    @strawberry.field(description="Re-read and check the whole stored journal.")
-    def verify(self, info: strawberry.Info[Any, Any]) -> Verification:
-        report = service_of(info).verify()
+    @strawberry.field(description="Re-read and check the whole stored journal, and that the graph equals its "
+                                  "replay (admin; runs beside other requests, one at a time).")
+    async def verify(self, info: strawberry.Info[Any, Any]) -> Verification:
+        report = await off_the_loop(service_of(info).verify)
         chain = report.chain
         return Verification(ok=report.ok, checked=chain.checked, head_seq=chain.head_seq, first_bad=chain.first_bad,
                             reason=chain.reason if not chain.ok else None if report.projection_ok else

@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import page_size
+from graph_service.api.long_work import off_the_loop
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
@@ -274,12 +275,14 @@ class KnowledgeQuery:
     @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
                                   "The service cannot run a client's decision, so the answer it compares is the "
                                   "set of facts given: changed facts are answer changes, the rest justification.")
-    @user_errors
-    def redecide(self, info: strawberry.Info[Any, Any], retracted: list[str]) -> Redecisions:
-        service = caught_up(info)
-        for item_id in _start(retracted):
-            _props(service, item_id)
-        changed, justified = redecide(service.journal.entries_after(0), retracted, given_facts)
+    async def redecide(self, info: strawberry.Info[Any, Any], retracted: list[str]) -> Redecisions:
+        def work() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            service = caught_up(info)
+            for item_id in _start(retracted):
+                _props(service, item_id)
+            return redecide(service.journal.entries_after(0), retracted, given_facts)
+
+        changed, justified = await off_the_loop(work)
         return Redecisions(
             answer_changes=[Redecision(snapshot=r["id"], old=r["old"], new=r["new"]) for r in changed],
             justification_only=[Redecision(snapshot=r["id"], old=r["old"], new=r["new"]) for r in justified],
@@ -315,13 +318,15 @@ class KnowledgeQuery:
 
     @strawberry.field(description="The fingerprints of the store rebuilt from its journal: as it was at entry "
                                   "`upto`, or as if the `skip` items' own entries had never been written.")
-    @user_errors
-    def rebuild(self, info: strawberry.Info[Any, Any], upto: int | None = None,
-                skip: list[str] | None = None) -> Fingerprints:
-        if upto is not None and upto < 0:
-            raise UserError("upto must not be negative", field="upto")
-        service = caught_up(info)
-        return Fingerprints.of(replay(service.journal.entries_after(0), upto=upto, skip=skip or ()))
+    async def rebuild(self, info: strawberry.Info[Any, Any], upto: int | None = None,
+                      skip: list[str] | None = None) -> Fingerprints:
+        def work() -> Fingerprints:
+            if upto is not None and upto < 0:
+                raise UserError("upto must not be negative", field="upto")
+            service = caught_up(info)
+            return Fingerprints.of(replay(service.journal.entries_after(0), upto=upto, skip=skip or ()))
+
+        return await off_the_loop(work)
 
 
 @strawberry.type

@@ -86,3 +86,35 @@ def test_an_entry_survives_a_restart(backend: Backend) -> None:
         body = gql(second, JOURNAL + "\n", {})["data"]["journal"]
         assert body["edges"][0]["node"]["hash"] == written["hash"]
         assert gql(second, "{ verify { ok } }")["data"]["verify"]["ok"] is True
+
+
+def test_health_answers_while_a_verify_runs(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Regression: verify replayed the whole journal on the event loop; one verify froze every
+    # request, /healthz included, until it was done.
+    import threading
+
+    from graph_service.service import Service
+
+    gql(client, NOTE, {"t": "something to verify"})
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
+    real_verify = Service.verify
+
+    def parked_verify(self: Service, *args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait(30)
+        try:
+            return real_verify(self, *args, **kwargs)
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(Service, "verify", parked_verify)
+    answers: list[Any] = []
+    verifying = threading.Thread(target=lambda: answers.append(gql(client, "{ verify { ok } }")))
+    verifying.start()
+    assert started.wait(10)
+    health = client.get("/healthz")
+    still_parked = not finished.is_set()
+    release.set()
+    verifying.join(30)
+    assert health.status_code == 200 and still_parked  # answered while the verify was still running
+    assert answers == [{"data": {"verify": {"ok": True}}}]
