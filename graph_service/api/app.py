@@ -7,6 +7,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -54,7 +56,15 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
                 holder.pop("service").close()
 
     async def healthz(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok"})
+        current = holder.get("service")
+        if current is None:
+            return JSONResponse({"status": "ok", "service": "starting"})
+        try:
+            backend = await anyio.to_thread.run_sync(current.graph.health)
+        except Exception as exc:  # any failure to reach the backend is reported, not raised
+            return JSONResponse({"status": "backend down", "reason": f"{type(exc).__name__}: {exc}"[:300]},
+                                status_code=503)
+        return JSONResponse({"status": "ok", **backend})
 
     async def readyz(request: Request) -> JSONResponse:
         current = holder.get("service")

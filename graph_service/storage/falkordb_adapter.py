@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
 from falkordb import FalkorDB
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from graph_service.storage import queries
@@ -14,6 +16,7 @@ from graph_service.storage.port import ConstraintViolation
 from graph_service.types import Params, Row
 
 GRAPH_NAME = "graph_service"
+log = logging.getLogger(__name__)
 
 
 class FalkorDBGraph:
@@ -24,6 +27,8 @@ class FalkorDBGraph:
     def __init__(self, *, socket_path: str | Path, graph: str = GRAPH_NAME,
                  server: EmbeddedFalkorDB | None = None) -> None:
         self._server = server
+        self._graph_name = graph
+        self.restarts = 0
         self._db = FalkorDB(unix_socket_path=str(socket_path))
         self._graph = self._db.select_graph(graph)
 
@@ -38,7 +43,32 @@ class FalkorDBGraph:
             raise
 
     def run(self, name: str, params: Params | None = None) -> list[Row]:
-        return self._query(queries.load(name), params)
+        try:
+            return self._query(queries.load(name), params)
+        except RedisConnectionError:
+            # The embedded server died: start it again (its append-only file is fsynced on every
+            # write, so nothing acknowledged is lost) and run the statement once more. Every write
+            # we send is guarded by a compare-and-set, so one that had landed is not applied twice.
+            if not self.revive():
+                raise
+            return self._query(queries.load(name), params)
+
+    def revive(self) -> bool:
+        """Restart the owned embedded server if it has died; True if it was restarted."""
+        if self._server is None or self._server.exit_code is None:
+            return False
+        log.error("the embedded FalkorDB server exited with code %s; restarting it", self._server.exit_code)
+        self._server.restart()
+        self.restarts += 1
+        self._db.connection.close()
+        self._db = FalkorDB(unix_socket_path=str(self._server.socket_path))
+        self._graph = self._db.select_graph(self._graph_name)
+        return True
+
+    def health(self) -> dict[str, object]:
+        """The backend's liveness for /healthz: a dead embedded server is restarted here, and said so."""
+        revived = self.revive()
+        return {"backend": self.backend, "restarts": self.restarts, "restarted_now": revived}
 
     def _query(self, text: str, params: Params | None = None) -> list[Row]:
         try:

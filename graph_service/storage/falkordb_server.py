@@ -174,6 +174,19 @@ class EmbeddedFalkorDB:
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
 
+    @property
+    def exit_code(self) -> int | None:
+        """The server's exit code if it has died (or was stopped), None while it runs."""
+        return None if self._process is None else self._process.poll()
+
+    def restart(self) -> None:
+        """Start the server again on the same folder after it died (it reloads its append-only file)."""
+        self._process = None
+        if self._lock_file is not None:
+            os.close(self._lock_file)
+            self._lock_file = None
+        self.start()
+
     def __enter__(self) -> EmbeddedFalkorDB:
         return self.start()
 

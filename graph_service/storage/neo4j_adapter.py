@@ -67,5 +67,10 @@ class Neo4jGraph:
                         break
         self.run("await_indexes_neo4j")
 
+    def health(self) -> dict[str, object]:
+        """The backend's liveness for /healthz: the driver reaches the server."""
+        self._driver.verify_connectivity()
+        return {"backend": self.backend}
+
     def close(self) -> None:
         self._driver.close()

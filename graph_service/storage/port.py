@@ -20,6 +20,10 @@ class GraphPort(Protocol):
         """Create indexes and constraints (idempotent) and wait until they are operational."""
         ...
 
+    def health(self) -> dict[str, object]:
+        """Liveness of the backend (raises when it cannot serve); an owned server that died is restarted."""
+        ...
+
     def close(self) -> None:
         """Release connections (and stop an embedded server the adapter owns)."""
         ...

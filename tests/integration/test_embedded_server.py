@@ -54,3 +54,35 @@ def test_the_server_dies_with_a_killed_service(tmp_path: Path) -> None:
     while time.monotonic() < deadline and Path(f"/proc/{server}").exists():
         time.sleep(0.05)
     assert not Path(f"/proc/{server}").exists() or "zombie" in Path(f"/proc/{server}/status").read_text().lower()
+
+
+def test_a_dead_embedded_server_is_restarted_and_health_says_so(tmp_path: Path) -> None:
+    # Regression: after the embedded server died, /healthz stayed 200 while every write failed.
+    import os
+    import signal
+
+    from starlette.testclient import TestClient
+
+    from graph_service.api.app import create_app
+    from graph_service.config import Settings
+    from graph_service.service import Service
+    from tests.integration.graphql_client import gql
+
+    service = Service.open(Settings(data_dir=tmp_path / "data"))
+    note = 'mutation($t: String!) { note(text: $t, by: "ann") { seq } }'
+    try:
+        with TestClient(create_app(service=service)) as client:
+            assert gql(client, note, {"t": "before"}) == {"data": {"note": {"seq": 1}}}
+            os.kill(service.graph._server.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+            service.graph._server._process.wait()  # type: ignore[attr-defined]
+            health = client.get("/healthz").json()
+            assert health["status"] == "ok" and health["restarted_now"] is True and health["restarts"] == 1
+            assert gql(client, note, {"t": "after"}) == {"data": {"note": {"seq": 2}}}
+            os.kill(service.graph._server.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+            service.graph._server._process.wait()  # type: ignore[attr-defined]
+            # a write that finds the server dead restarts it itself, and nothing acknowledged is lost
+            assert gql(client, note, {"t": "again"}) == {"data": {"note": {"seq": 3}}}
+            texts = [e.payload["text"] for e in service.journal.entries_after(0)]
+            assert texts == ["before", "after", "again"] and service.verify().ok
+    finally:
+        service.close()
