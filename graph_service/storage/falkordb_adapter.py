@@ -89,11 +89,14 @@ class FalkorDBGraph:
                     raise
         self._wait_operational(timeout)
         # The journal's own guard: two entries can never share a position, whatever a writer does.
-        try:
-            self._graph.create_node_unique_constraint("Entry", "seq")
-        except ResponseError as exc:
-            if "already exists" not in str(exc).lower():
-                raise
+        # Created only when absent: asking again makes the server log a CRITICAL line at every start.
+        existing = {(c.get("label"), tuple(c.get("properties") or ())) for c in self._graph.list_constraints()}
+        if ("Entry", ("seq",)) not in existing:
+            try:
+                self._graph.create_node_unique_constraint("Entry", "seq")
+            except ResponseError as exc:
+                if "already exists" not in str(exc).lower():
+                    raise
         self._wait_operational(timeout)
 
     def _wait_operational(self, timeout: float) -> None:

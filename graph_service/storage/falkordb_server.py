@@ -7,6 +7,7 @@ A lock file held for the server's lifetime makes a second service on the same fo
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import hashlib
@@ -56,7 +57,7 @@ def _socket_path(data_dir: Path) -> Path:
 class EmbeddedFalkorDB:
     """A FalkorDB server owned by this process, on the data folder given."""
 
-    def __init__(self, data_dir: str | Path, *, start_timeout: float = 20.0) -> None:
+    def __init__(self, data_dir: str | Path, *, start_timeout: float = 900.0) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.socket_path = _socket_path(self.data_dir)
         self.start_timeout = start_timeout
@@ -147,14 +148,25 @@ class EmbeddedFalkorDB:
                 raise RuntimeError(f"FalkorDB exited with code {self._process.returncode}:\n{tail}")
             if self.socket_path.exists():
                 try:
-                    conn = redis.Redis(unix_socket_path=str(self.socket_path))
+                    conn = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=5)
                     conn.ping()
+                    self._compact(conn)
                     conn.close()
                     return
-                except (redis.ConnectionError, redis.BusyLoadingError):
-                    pass
+                except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
+                    pass  # not up yet, or still loading its files: a big store takes a while
             time.sleep(0.05)
         raise RuntimeError(f"FalkorDB did not answer within {self.start_timeout}s on {self.socket_path}")
+
+    @staticmethod
+    def _compact(conn: object) -> None:
+        """Rewrite the append-only file in the background: the commands logged since the last start
+        become one snapshot, so the file stays small, loads fast, and stale schema commands in it
+        (which the server logs as CRITICAL when it replays them) are gone after one restart."""
+        import redis
+
+        with contextlib.suppress(redis.ResponseError):  # a rewrite is already running
+            conn.bgrewriteaof()  # type: ignore[attr-defined]
 
     def stop(self) -> None:
         """Stop the server (SIGTERM: it fsyncs the append-only file and exits) and release the lock."""

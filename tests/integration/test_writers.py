@@ -83,8 +83,14 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) -> 
         os.kill(pid, signal.SIGKILL)
         kills[target] += 1
         if target == "database":
-            proc.wait(timeout=30)  # the writer fails on its next write
-            os.kill(proc.pid, signal.SIGKILL) if proc.poll() is None else None
+            # The writer restarts the server it owns and goes on: wait for a write acknowledged after
+            # the kill, then kill the writer too.
+            acked = len(lines)
+            deadline = time.monotonic() + 60
+            while len(lines) <= acked and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.01)
+            assert len(lines) > acked, f"round {round_no}: no write after the database was killed"
+            os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         pump.join(timeout=10)
         for line in lines[1:]:
