@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test bench neo4j neo4j-server schema constraints clean
+.PHONY: serve test bench neo4j neo4j-server browser schema constraints clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,15 @@ $(NEO4J_CP): tools/neo4j/pom.xml
 
 neo4j-server: $(NEO4J_CP)
 
+# Debian's Chromium for the explorer's browser test (driven by playwright-core from npm).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "Chromium not installed (needs Debian's apt-get as root): the browser test will say it skipped"; fi
+
+browser: $(CHROMIUM)
+
 # A local Neo4j for a person: Bolt on 127.0.0.1:7687, Neo4j Browser on http://127.0.0.1:7474/browser/,
 # data in neo4j-data/ (kept across restarts); Ctrl-C stops it cleanly.
 neo4j: $(STAMP) $(NEO4J_CP)
@@ -35,7 +44,7 @@ neo4j: $(STAMP) $(NEO4J_CP)
 serve: $(STAMP)
 	$(BIN)/python -m graph_service serve
 
-test: $(STAMP) node_modules/.installed neo4j-server
+test: $(STAMP) node_modules/.installed neo4j-server browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

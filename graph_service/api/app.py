@@ -16,6 +16,7 @@ from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
 
 from graph_service.api.access import BearerAuth, TokenTable, role_of
+from graph_service.api.explorer import explorer_routes
 from graph_service.api.limits import BodySizeLimit
 from graph_service.api.schema import build_schema
 from graph_service.config import Settings
@@ -92,6 +93,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         Route("/readyz", readyz),
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
+        *explorer_routes(),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodySizeLimit)  # inner: only requests that passed the gate are read

@@ -11,7 +11,7 @@ import strawberry
 from graph_service.api.context import service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
-from graph_service.errors import UserError
+from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
 
@@ -85,6 +85,17 @@ class JournalConnection:
     total_count: int
 
 
+@strawberry.type(description="A node a journal entry wrote.")
+class WrittenNode:
+    label: str = strawberry.field(description="Its label: Item, Belief, Evidence, Observation, ...")
+    id: str
+
+
+@strawberry.type(description="One journal entry and the nodes it wrote.")
+class EntryWithWrites(JournalEntry):
+    wrote: list[WrittenNode] = strawberry.field(description="The nodes its projection wrote (at most 500).")
+
+
 @strawberry.type(description="The journal head: the last position and its hash.")
 class Head:
     seq: int
@@ -122,6 +133,19 @@ class JournalQuery:
                                end_cursor=edges[-1].cursor if edges else None),
             total_count=journal.seq,
         )
+
+    @strawberry.field(description="The journal entry at a position, with the nodes it wrote.")
+    @user_errors
+    def journal_entry(self, info: strawberry.Info[Any, Any], seq: int) -> EntryWithWrites:
+        journal = service_of(info).journal
+        journal.catch_up()
+        found = list(journal.entries_after(seq - 1, 1)) if seq >= 1 else []
+        if not found or found[0].seq != seq:
+            raise NotFound(f"seq: no journal entry at position {seq}", field="seq")
+        base = JournalEntry.of(found[0])
+        wrote = [WrittenNode(label=r["label"], id=str(r["id"]))
+                 for r in journal.graph.run("entry_wrote", {"seq": seq, "limit": 500})]
+        return EntryWithWrites(**base.__dict__, wrote=wrote)
 
     @strawberry.field(description="The journal head as stored.")
     def head(self, info: strawberry.Info[Any, Any]) -> Head:
