@@ -2,7 +2,8 @@
 // created with the journal's format and a random log id (the checkpoints' origin names it).
 // A head of an empty journal written before formats existed takes the current format.
 MERGE (h:Head {id: 'journal'})
-  ON CREATE SET h.seq = 0, h.hash = $genesis, h.projected = 0, h.format = $format, h.log_id = $log_id
+  ON CREATE SET h.seq = 0, h.hash = $genesis, h.projected = 0, h.format = $format, h.log_id = $log_id,
+                h.name = 'journal head'
 WITH h
 FOREACH (x IN CASE WHEN h.format IS NULL AND h.seq = 0 THEN [1] ELSE [] END |
   SET h.format = $format, h.log_id = coalesce(h.log_id, $log_id))

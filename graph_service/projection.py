@@ -78,9 +78,50 @@ def _check_props(props: dict[str, Any], where: str) -> None:
             raise ValueError(f"{where}: property {name!r} must be a list of scalars")
 
 
+CAPTION_LENGTH = 60
+
+
+def _number(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+# What Neo4j Browser shows on a node (its `name`): built from these properties when an upsert
+# carries all of them, so a partial update (a status change) never replaces a good caption.
+CAPTIONS: dict[str, tuple[tuple[str, ...], Any]] = {
+    "Item": (("summary",), lambda p: p["summary"]),
+    "Dispute": (("question",), lambda p: p["question"]),
+    "Flag": (("why",), lambda p: f"flag: {p['why']}"),
+    "Snapshot": (("position", "facts"), lambda p: f"snapshot at {p['position']}: {len(p['facts'])} facts"),
+    "Question": (("text",), lambda p: p["text"]),
+    "Unknown": (("text",), lambda p: p["text"]),
+    "Belief": (("proposition",), lambda p: p["proposition"]),
+    "BeliefVersion": (("version", "status", "confidence"),
+                      lambda p: f"v{p['version']} {p['status']} {_number(p['confidence'])}"),
+    "Evidence": (("direction", "value", "derivation"),
+                 lambda p: f"{p['direction']} {_number(p['value'])} ({p['derivation']})"),
+    "Observation": (("kind",), lambda p: " ".join(str(p[k]) for k in ("kind", "speaker", "subject", "text")
+                                                   if p.get(k) is not None)),
+    "Assertion": (("claim",), lambda p: p["claim"]),
+}
+
+
+def caption(label: str, id: str, props: dict[str, Any]) -> str | None:
+    """The node's `name` for these properties, or None when they do not say (keep the one it has)."""
+    if "name" in props:
+        return None
+    if label == "Actor":
+        return id
+    needed, make = CAPTIONS.get(label, ((), None))
+    if make is None or not all(props.get(k) is not None for k in needed):
+        return None
+    text = str(make(props))
+    return text if len(text) <= CAPTION_LENGTH else text[: CAPTION_LENGTH - 1] + "…"
+
+
 @dataclass(frozen=True)
 class NodeUpsert:
-    """Create the node (label, id) if missing and set these properties on it (None removes one)."""
+    """Create the node (label, id) if missing and set these properties on it (None removes one),
+    with a `name` caption where the properties give one (see CAPTIONS)."""
 
     label: str
     id: str
@@ -90,6 +131,9 @@ class NodeUpsert:
         if self.label not in NODE_LABELS:
             raise ValueError(f"label {self.label!r} is not one of the graph's labels")
         _check_props(self.props, f"{self.label} {self.id}")
+        name = caption(self.label, self.id, self.props)
+        if name is not None:
+            self.props["name"] = name
 
 
 @dataclass(frozen=True)

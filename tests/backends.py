@@ -58,12 +58,12 @@ class Backend:
 
         return Neo4jGraph(self.neo4j.uri, self.neo4j.user, self.neo4j.password)
 
-    def raw(self, graph: GraphPort, query: str, params: dict[str, Any] | None = None) -> None:
-        """Run a statement straight on the database, bypassing the service (for tampering in tests)."""
+    def raw(self, graph: GraphPort, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Run a statement straight on the database, bypassing the service (tampering and inspection in
+        tests); the rows as lists of values."""
         if self.neo4j is None:
-            graph._graph.query(query, params or {})  # type: ignore[attr-defined]
-        else:
-            graph._driver.execute_query(query, params or {})  # type: ignore[attr-defined]
+            return [list(r) for r in graph._graph.query(query, params or {}).result_set]  # type: ignore[attr-defined]
+        return [list(r.values()) for r in graph._driver.execute_query(query, params or {}).records]  # type: ignore[attr-defined]
 
     def wipe(self) -> None:
         """Empty the Neo4j store for the next test (the schema stays: it is the same for every test)."""

@@ -419,7 +419,8 @@ class Journal:
 
     @staticmethod
     def _stored(entry: Entry, payload_text: str) -> dict[str, Any]:
-        return {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at,
+        # `name` is Neo4j Browser's caption; it is not part of the entry (nor of its hash).
+        return {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at, "name": f"#{entry.seq} {entry.op}",
                 "payload": payload_text, "prev": entry.prev, "hash": entry.hash, "tree": list(entry.tree)}
 
     def _landed(self, entry: Entry) -> bool:

@@ -157,6 +157,15 @@ def question_text(event: DisputeEvent) -> str:
     return f"Which is right for {subject} {relation}{where}: {' or '.join(event.values)}?"
 
 
+def display_value(value_json: str) -> str:
+    """A value (canonical JSON) as a person reads it: text without its quotes, anything else as JSON."""
+    try:
+        value = json.loads(value_json)
+    except ValueError:
+        return value_json
+    return value if isinstance(value, str) else value_json
+
+
 def dispute_props(event: DisputeEvent, *, withdrawn: bool = False) -> dict[str, Any]:
     """The Dispute node properties of one dispute event."""
     return {
@@ -165,7 +174,9 @@ def dispute_props(event: DisputeEvent, *, withdrawn: bool = False) -> dict[str, 
         "open": event.open and not withdrawn,
         "opened_at": event.opened_at,
         "closed_at": event.closed_at,
-        "values": list(event.values),
+        # Browser shows and filters on `values` (a text value as its text); `values_json` is exact.
+        "values": [display_value(v) for v in event.values],
+        "values_json": list(event.values),
         "items": list(event.items),
         "resolved": event.resolved,
         "withdrawn": withdrawn,
