@@ -25,8 +25,9 @@ class Neo4jGraph:
 
     def __init__(self, uri: str, user: str, password: str, database: str = "neo4j") -> None:
         # "Property key does not exist" (UNRECOGNIZED) is what a young store answers to every read
-        # of a property no node has yet: not a problem to log on every query.
-        self._driver = GraphDatabase.driver(uri, auth=(user, password),
+        # of a property no node has yet, and "already exists" (INFORMATION) what every start's
+        # schema set-up hears: neither is worth a log line per query.
+        self._driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="WARNING",
                                             notifications_disabled_classifications=["UNRECOGNIZED"])
         self._database = database
         self._driver.verify_connectivity()
