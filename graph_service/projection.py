@@ -132,8 +132,8 @@ class NodeUpsert:
             raise ValueError(f"label {self.label!r} is not one of the graph's labels")
         _check_props(self.props, f"{self.label} {self.id}")
         name = caption(self.label, self.id, self.props)
-        if name is not None:
-            self.props["name"] = name
+        if name is not None:  # a new dict: the caller's (often a record's cached props) stays as it was
+            object.__setattr__(self, "props", {**self.props, "name": name})
 
 
 @dataclass(frozen=True)

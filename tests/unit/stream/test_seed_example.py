@@ -111,7 +111,7 @@ def test_replay_of_the_journal_gives_the_same_state_and_projections() -> None:
     assert again.observations() == h.state.observations()
     assert again.in_view("browser-300") == frozenset({"4", "7", "9"})
     first = [StreamState().apply(h.entries[0]).projection]
-    assert first[0].nodes[0].props == {"wordless": True, "observer": True}
+    assert first[0].nodes[0].props == {"wordless": True, "observer": True, "name": "browser-300"}  # name: its caption
 
 
 def test_a_subject_that_leaves_and_returns_comes_into_view_again() -> None:
@@ -145,6 +145,7 @@ def test_projection_of_a_boundary() -> None:
         "weight": 6,
         "first": True,
         "entry": 2,
+        "name": "given 4",  # Neo4j Browser's caption
     }
     assert [(e.rel, e.src, e.dst) for e in applied.projection.edges] == [
         ("OBSERVED_BY", "obs-2-0", "o"),
