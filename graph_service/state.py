@@ -14,7 +14,7 @@ from typing import Any
 
 from graph_service.beliefs.state import BeliefState
 from graph_service.domain import Applied
-from graph_service.errors import NotFound
+from graph_service.errors import Conflict, NotFound
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
@@ -65,8 +65,8 @@ class StoreState:
             self._said(entry, applied)
         elif domain is self.beliefs and entry.op == "belief.correct":
             self._marked_inaccurate(entry, applied)
-        if domain is self.beliefs and self.skip:
-            self._skipped_roots(entry, applied)
+        if domain is self.beliefs or (domain is self.statements and entry.op == OP_SAY):
+            self._late_rows(entry, applied)
         elif domain is self.questions and entry.op == ANSWER_QUESTION:
             self._answered(entry, applied)
         return applied
@@ -77,10 +77,15 @@ class StoreState:
 
     def require_roots(self, root_kind: str | None, root_ids: Iterable[str], field: str) -> None:
         """NotFound unless every item or observation named as an evidence root exists (else the graph
-        would grow a bare node for it); other root kinds are the belief layer's to check."""
+        would grow a bare node for it), and Conflict for an item that is retracted: a row is live
+        exactly while every root it cites is present, so a row on a gone root would count for nothing
+        (refused, so the client learns it now). Other root kinds are the belief layer's to check."""
         for root in root_ids:
             if root_kind == "item" and root not in self.knowledge.items:
                 raise NotFound(f"{field}: no item {root!r}", field=field)
+            if root_kind == "item" and not self.present("item", root):
+                raise Conflict(f"{field}: item {root!r} is retracted; evidence must rest on what is present",
+                               field=field)
             if root_kind == "observation" and not self.has_observation(root):
                 raise NotFound(f"{field}: no observation {root!r}", field=field)
 
@@ -129,19 +134,39 @@ class StoreState:
             "knowledge": results,
         }
 
-    def _skipped_roots(self, entry: Entry, applied: Applied) -> None:
-        """In a replay without some items, evidence resting on them rests on nothing: it goes as if
-        the items had been retracted, so a retraction and a rebuild without the item agree."""
-        rooted = sorted(i for i in self.skip if self.beliefs.rests_on("item", i))
-        if rooted:
-            applied.projection.extend(self.beliefs.roots_gone("item", rooted, entry).projection)
+    def present(self, root_kind: str, root_id: str) -> bool:
+        """Is this evidence root present? An item: written and not retracted (a replay that skips it
+        never wrote it). Other kinds: their own layer keeps them (an inaccurate observation's rows go
+        for good, a rejected belief's rows go with it)."""
+        if root_kind != "item":
+            return True
+        status = self.knowledge.status(root_id)
+        return status is not None and status != RETRACTED
+
+    def _late_rows(self, entry: Entry, applied: Applied) -> None:
+        """One rule for a row's liveness (SPEC 3.4): a row written on an item that is not present (in a
+        replay without that item, or after it fell) is not live from the start, as if it had gone with
+        the item; a live write refuses such a row before it is journalled (require_roots)."""
+        result = applied.result if isinstance(applied.result, dict) else {}
+        new_rows = [self.beliefs.rows[r] for r in result.get("evidence", ()) if r in self.beliefs.rows]
+        if not new_rows and isinstance(applied.result, list):  # a statement: its specs name their rows
+            new_rows = [self.beliefs.rows[s["evidence"]] for s in applied.result
+                        if isinstance(s, dict) and s.get("evidence") in self.beliefs.rows]
+        gone = sorted({r for row in new_rows if row.root_kind == "item" and not row.retracted
+                       for r in row.root_ids if not self.present("item", r)})
+        if gone:
+            applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
-        """Evidence resting on an item that became retracted is retracted with it (SPEC 3.4)."""
+        """Evidence resting on an item that became retracted goes with it (SPEC 3.4); evidence that went
+        with an item is live again when the item is back and every other root it cites is present."""
         changes = status_changes(applied.result)
         gone = sorted(i for i, (before, after) in changes.items() if after == RETRACTED != before)
         if gone:
             applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
+        back = sorted(i for i, (before, after) in changes.items() if before == RETRACTED != after)
+        if back:
+            applied.projection.extend(self.beliefs.roots_back("item", back, entry, self.present).projection)
 
     def fingerprint(self) -> str:
         """What the store believes: the knowledge fingerprint and the belief fingerprint, combined."""

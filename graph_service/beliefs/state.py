@@ -8,7 +8,7 @@ also calls `roots_gone` for that entry. Every belief an entry changes gets exact
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from graph_service.beliefs import corrections, from_statements, generation
@@ -54,6 +54,9 @@ OPS = (
 )
 DO_NOT_INFER_JACCARD = corrections.DO_NOT_INFER_JACCARD
 
+
+ROOT_GONE_REASON = "root gone"
+"""How a row retracted because a root it cites is gone says so (it is live again when the root is back)."""
 
 class BeliefState:
     """Beliefs, evidence rows and the indexes that keep every write O(what it touches)."""
@@ -106,7 +109,25 @@ class BeliefState:
         """Retract every evidence row resting on these roots (an item retracted, an observation
         marked inaccurate, a belief rejected) within `entry`, and re-evaluate what rested on them."""
         change = Change(entry)
-        self.drop_roots(change, root_kind, root_ids, f"{root_kind} gone in entry {entry.seq}")
+        self.drop_roots(change, root_kind, root_ids, f"{ROOT_GONE_REASON}: {root_kind} gone in entry {entry.seq}")
+        return self._finish(change)
+
+    def roots_back(self, root_kind: str, root_ids: Iterable[str], entry: Entry,
+                   present: Callable[[str, str], bool]) -> Applied:
+        """Within `entry`, make live again every row that went with one of these roots when every root
+        it cites is `present` again (an item that fell and was asserted again), and re-evaluate."""
+        change = Change(entry)
+        affected: list[str] = []
+        for root in dict.fromkeys(root_ids):
+            for evidence_id in self._by_root.get((root_kind, root), ()):
+                evidence = self.rows[evidence_id]
+                if evidence.retracted and (evidence.retract_reason or "").startswith(ROOT_GONE_REASON) \
+                        and all(present(evidence.root_kind or root_kind, r) for r in evidence.root_ids):
+                    self.touch(change, evidence.belief, f"evidence {evidence.id} live again: its roots are back")
+                    evidence.retracted, evidence.retracted_seq, evidence.retract_reason = False, None, None
+                    change.changed_rows[evidence.id] = None
+                    affected.append(evidence.belief)
+        self.settle(change, affected)
         return self._finish(change)
 
     def evidence_from_statement(self, specs: Iterable[dict[str, Any]], entry: Entry) -> Applied:

@@ -399,3 +399,23 @@ def test_the_projection_survives_a_restart_and_equals_the_replay(backend: Backen
     with TestClient(create_app(settings)) as second:
         assert belief(second, made["belief"]["id"]) == written
         assert_verified(second)
+
+
+def test_a_belief_resting_on_an_item_that_falls_with_another_is_exact(client: TestClient) -> None:
+    # Regression (issue 15): fact a; b derived from a; a belief on b; retractItem(a): the store's belief
+    # fingerprint differed from rebuild(skip: [a]); and a row on a retracted item was accepted live.
+    add = 'mutation($i: ItemInput!) { addItem(item: $i) { id status } }'
+    a = data(client, add, {"i": {"kind": "fact", "body": {"s": "a", "r": "is", "o": 1}, "source": "person"}})
+    b = data(client, add, {"i": {"kind": "fact", "body": {"s": "b", "r": "is", "o": 1}, "source": "person",
+                                 "derivedFrom": [a["addItem"]["id"]]}})
+    a_id, b_id = a["addItem"]["id"], b["addItem"]["id"]
+    create(client, "b holds", {"weight": 0.9, "family": "ann", "rootKind": "item", "rootIds": [b_id]})
+    data(client, 'mutation($a: String!) { retractItem(id: $a, why: "wrong") { changes { id } } }', {"a": a_id})
+    prints = data(client, "query($a: String!) { fingerprint { store beliefs } rebuild(skip: [$a]) { store beliefs } }",
+                  {"a": a_id})
+    assert prints["fingerprint"] == prints["rebuild"]
+    late = gql(client, CREATE, {"p": "b still holds", "k": "claim", "by": "ann",
+                                "ev": [{"weight": 0.5, "family": "bob", "rootKind": "item", "rootIds": [b_id]}]})
+    assert late["errors"][0]["extensions"] == {"code": "CONFLICT", "field": "evidence[0].root_ids"}
+    assert "is retracted" in late["errors"][0]["message"]
+    assert_verified(client)
