@@ -1,15 +1,27 @@
-"""The command line: serve, verify, fingerprint, rebuild, export, load, bench."""
+"""The command line: serve, verify, checkpoint, fingerprint, rebuild, export, load, bench.
+
+Exit codes: 0 all is well; 1 a problem was found (a broken chain, a graph that differs from its replay,
+a benchmark that missed its bar, a failure of the store itself); 2 bad usage (a bad argument, a file
+that cannot be read, an id the store does not hold), with nothing written. An error is one line on
+stderr, never a traceback. Long work reports progress on stderr from its first second: a bar on a
+terminal, otherwise a plain line at least every PLAIN_EVERY seconds.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import logging.config
+import os
 import runpy
 import sys
-from collections.abc import Callable, Iterator
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from tqdm import tqdm
 
@@ -18,8 +30,168 @@ from graph_service.errors import StoreFormatError, StoreLocked, UserError
 from graph_service.logs import log_config
 
 if TYPE_CHECKING:  # the service (and its drivers) load only for the commands that need them
-    from graph_service.service import Service
+    from graph_service.journal.chain import Entry
+    from graph_service.journal.store import Journal, VerifyReport
+    from graph_service.service import FullReport, Service
     from graph_service.tlog.verifier import Checkpoint
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+PLAIN_EVERY = 3.0
+"""Seconds between progress lines when stderr is not a terminal (a log, a pipe, CI)."""
+OPEN_QUIET = 1.0
+"""Seconds opening the store may take before its replay of the journal shows progress."""
+EXPORT_FORMATS = ("journal", "prov-json", "prov-n", "prov-o")
+BENCHMARKS = "benchmarks"
+
+
+class ProblemFound(Exception):
+    """The command ran and found something wrong with the store (exit 1); the message says what."""
+
+
+# ---- progress ------------------------------------------------------------------------------------
+
+
+class _Lines:
+    """A stream for tqdm that turns its in-place redraws into whole lines, for logs and pipes."""
+
+    def __init__(self, target: TextIO) -> None:
+        self._target = target
+        self._last = ""
+
+    def write(self, text: str) -> int:
+        for part in text.replace("\r", "\n").split("\n"):
+            line = part.rstrip()
+            if line and line != self._last:
+                self._target.write(line + "\n")
+                self._last = line
+        return len(text)
+
+    def flush(self) -> None:
+        self._target.flush()
+
+
+def progress(iterable: Iterable[T] | None = None, *, desc: str, total: int | None = None, unit: str = "entry",
+             **options: Any) -> tqdm:
+    """A progress display on stderr, shown from the start with rate and ETA: a live bar on a terminal,
+    elsewhere a plain line when it starts, then one every PLAIN_EVERY seconds while the work advances
+    (never one per item), and a last one when it ends."""
+    terminal = sys.stderr.isatty()
+    return tqdm(iterable, desc=desc, total=total, unit=unit, disable=False, leave=True,
+                file=sys.stderr if terminal else _Lines(sys.stderr), ascii=not terminal,
+                mininterval=0.1 if terminal else PLAIN_EVERY, miniters=None if terminal else 1, **options)
+
+
+def _stage(text: str) -> None:
+    """Say on stderr which step of a long command has begun, where no count of it can be kept."""
+    print(text, file=sys.stderr, flush=True)
+
+
+# ---- opening the store ---------------------------------------------------------------------------
+
+
+class _OpeningProgress:
+    """Progress over the replay of the whole journal that opening the store runs before any command.
+
+    Service.open takes no progress hook, so a timer thread reads how far the journal has replayed
+    (Journal.seq, advanced entry by entry) and shows it once opening has taken OPEN_QUIET seconds.
+    """
+
+    def __init__(self) -> None:
+        self.journal: Journal | None = None
+        self.total: int | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._show, name="opening-progress", daemon=True)
+
+    def __enter__(self) -> _OpeningProgress:
+        self._started = time.time()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def watch(self, journal: Journal) -> None:
+        """Follow this journal's replay; the total is its stored head (nothing for a new store)."""
+        heads = journal.graph.run("head_read")
+        self.total = heads[0]["seq"] if heads and isinstance(heads[0].get("seq"), int) else None
+        self.journal = journal
+
+    def _show(self) -> None:
+        if self._done.wait(OPEN_QUIET):
+            return
+        every = PLAIN_EVERY if not sys.stderr.isatty() else 0.2
+        with progress(desc="open", total=self.total) as bar:
+            bar.start_t = self._started  # the rate and ETA count the quiet second too
+            while True:
+                finished = self._done.wait(every)
+                journal = self.journal
+                if journal is not None and journal.seq > bar.n:
+                    bar.update(journal.seq - bar.n)
+                else:
+                    bar.refresh()
+                if finished:
+                    return
+
+
+@contextmanager
+def _service(settings: Settings, *, allow_legacy: bool = False) -> Iterator[Service]:
+    from graph_service.service import Service
+
+    with _OpeningProgress() as opening:
+
+        class Watched(Service):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                opening.watch(self.journal)
+
+        service: Service = Watched.open(settings, allow_legacy=allow_legacy)
+    try:
+        yield service
+    finally:
+        service.close()
+
+
+def _readable_file(path: Path, option: str | None = None) -> None:
+    """UserError unless `path` is a file this process can read (checked before any store is opened)."""
+    where = f"{option}: " if option else ""
+    if not path.exists():
+        raise UserError(f"{where}cannot read {path}: no such file")
+    if not path.is_file():
+        raise UserError(f"{where}cannot read {path}: not a file")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{where}cannot read {path}: permission denied")
+
+
+def _writable_target(path: Path) -> None:
+    """UserError unless a file can be written at `path` (checked before any store is opened)."""
+    folder = path.parent
+    if path.is_dir():
+        raise UserError(f"--output: {path} is a folder")
+    if not folder.is_dir():
+        raise UserError(f"--output: no such folder: {folder}")
+    if not os.access(folder, os.W_OK):
+        raise UserError(f"--output: cannot write in {folder}")
+
+
+@contextmanager
+def _output(path: Path | None) -> Iterator[IO[str]]:
+    """Stdout, or `path` written whole or not at all: a failed export leaves no partial file behind."""
+    if path is None:
+        yield sys.stdout
+        return
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        with open(partial, "w", encoding="utf-8") as out:
+            yield out
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+# ---- commands ------------------------------------------------------------------------------------
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
@@ -29,20 +201,6 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=log_config())
     return 0
-
-
-def _with_service(work: Callable[..., int], *, allow_legacy: bool = False) -> Callable[[Settings, argparse.Namespace],
-                                                                                       int]:
-    def run(settings: Settings, args: argparse.Namespace) -> int:
-        from graph_service.service import Service
-
-        service = Service.open(settings, allow_legacy=allow_legacy)
-        try:
-            return work(service, args)
-        finally:
-            service.close()
-
-    return run
 
 
 def _kept_checkpoint(service: Service, args: argparse.Namespace) -> Checkpoint | None:
@@ -61,12 +219,27 @@ def _kept_checkpoint(service: Service, args: argparse.Namespace) -> Checkpoint |
         raise UserError(f"--against: {args.against} is not a checkpoint signed by that key: {exc.reason}") from None
 
 
-@_with_service
-def _verify(service: Service, args: argparse.Namespace) -> int:
+def _checked_chain(service: Service, desc: str) -> VerifyReport:
+    """The journal's full check, with progress over the entries it reads."""
+    with progress(desc=desc, total=service.journal.seq) as bar:
+        return service.journal.verify(on_entry=lambda _entry: bar.update())
+
+
+def _verified(service: Service, roots_at: Iterable[int]) -> FullReport:
+    """service.verify with progress over the entries it checks, then a line for the graph comparison."""
+    with progress(desc="verify", total=service.journal.seq) as bar:
+        report = service.verify(roots_at=roots_at, on_entry=lambda _entry: bar.update())
+    return report
+
+
+def _verify(settings: Settings, args: argparse.Namespace) -> int:
     from graph_service.journal.proofs import b64
 
-    kept = _kept_checkpoint(service, args)
-    report = service.verify(roots_at={kept.size} if kept else ())
+    if args.against is not None:
+        _readable_file(args.against, "--against")
+    with _service(settings) as service:
+        kept = _kept_checkpoint(service, args)
+        report = _verified(service, roots_at={kept.size} if kept else ())
     chain = report.chain
     verdict = {"ok": report.ok, "checked": chain.checked, "head_seq": chain.head_seq, "first_bad": chain.first_bad,
                "reason": chain.reason if not chain.ok else None if report.projection_ok else
@@ -92,50 +265,87 @@ def _verify(service: Service, args: argparse.Namespace) -> int:
     return 0 if verdict["ok"] else 1
 
 
-@_with_service
-def _checkpoint(service: Service, args: argparse.Namespace) -> int:
-    sys.stdout.write(service.checkpoint()[3])
-    print(f"verifier key: {service.signer.verifier_key()}", file=sys.stderr)
+def _checkpoint(settings: Settings, args: argparse.Namespace) -> int:
+    with _service(settings) as service:
+        sys.stdout.write(service.checkpoint()[3])
+        print(f"verifier key: {service.signer.verifier_key()}", file=sys.stderr)
     return 0
 
 
-@_with_service
-def _fingerprint(service: Service, args: argparse.Namespace) -> int:
-    print(json.dumps(service.state.fingerprints()))
+def _fingerprint(settings: Settings, args: argparse.Namespace) -> int:
+    with _service(settings) as service:
+        print(json.dumps(service.state.fingerprints()))
     return 0
 
 
-@_with_service
-def _rebuild(service: Service, args: argparse.Namespace) -> int:
+def _rebuild(settings: Settings, args: argparse.Namespace) -> int:
     from graph_service.state import replay
 
-    entries = tqdm(service.journal.entries_after(0), total=service.journal.seq, desc="replay", unit="entry",
-                   file=sys.stderr, disable=None)
-    print(json.dumps(replay(entries, upto=args.upto, skip=args.skip or ()).fingerprints()))
+    with _service(settings) as service:
+        journal = service.journal
+        if journal.broken is not None:
+            raise ProblemFound(f"the journal's chain is broken at position {journal.broken.position}: "
+                               f"{journal.broken.reason}; nothing rebuilt")
+        if args.upto is not None and args.upto > journal.seq:
+            raise UserError(f"--upto {args.upto} is past the journal's head ({journal.seq} entries)")
+        unknown = [i for i in dict.fromkeys(args.skip or ()) if i not in service.state.knowledge.items]
+        if unknown:
+            raise UserError(f"--skip: the store holds no item {', '.join(unknown)}")
+        chain = _checked_chain(service, "check")
+        if not chain.ok:
+            raise ProblemFound(f"the journal's chain is broken at position {chain.first_bad}: {chain.reason}; "
+                               "nothing rebuilt")
+        last = journal.seq if args.upto is None else args.upto
+        with progress(journal.entries_after(0, limit=last), desc="replay", total=last) as entries:
+            state = replay(entries, upto=args.upto, skip=args.skip or ())
+    print(json.dumps(state.fingerprints()))
     return 0
 
 
-def _export_any_format(service: Service, args: argparse.Namespace) -> int:
+def _export(settings: Settings, args: argparse.Namespace) -> int:
+    if args.node is not None and args.format == "journal":
+        raise UserError("--node: only a PROV format (prov-json, prov-n, prov-o) exports one node's derivation")
+    if args.output is not None:
+        _writable_target(args.output)
+    with _service(settings, allow_legacy=True) as service, _output(args.output) as out:
+        journal = service.journal
+        if args.format == "journal":
+            _write_journal(service, out)
+            return 0
+        if journal.legacy:
+            raise UserError("a format-1 store exports only as its journal (--format journal): load that into a "
+                            "new store (load --from-format 1) and export from there")
+        from graph_service.prov import prov_document, serialize
+
+        with progress(journal.entries_after(0, limit=service.state.position), desc="export",
+                      total=service.state.position) as entries:
+            document = prov_document(service.state, entries, node=args.node)
+        _stage(f"export: writing {args.format} ({len(document.get_records())} records)")
+        text = serialize(document, args.format)
+        out.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _write_journal(service: Service, out: IO[str]) -> None:
     from graph_service.journal.chain import canonical_json
 
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
-    try:
-        for entry in tqdm(service.journal.entries_after(0), total=service.journal.seq, desc="export",
-                          unit="entry", file=sys.stderr, disable=None):
+    journal = service.journal
+    total = journal.stored_head().get("seq") if journal.legacy else journal.seq
+    with progress(journal.entries_after(0), desc="export", total=total if isinstance(total, int) else None) as rows:
+        for entry in rows:
             out.write(canonical_json({**entry.body(), "prev": entry.prev, "hash": entry.hash}) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    return 0
 
 
-@_with_service
-def _load(service: Service, args: argparse.Namespace) -> int:
+def _load(settings: Settings, args: argparse.Namespace) -> int:
     from graph_service.journal.chain import Entry
 
-    def entries() -> Iterator[Entry]:
-        with open(args.file, encoding="utf-8") as lines:
+    _readable_file(args.file)
+    size = args.file.stat().st_size
+
+    def entries(bar: tqdm) -> Iterator[Entry]:
+        with open(args.file, "rb") as lines:
             for number, line in enumerate(lines, start=1):
+                bar.update(len(line))
                 if not line.strip():
                     continue
                 try:
@@ -143,17 +353,38 @@ def _load(service: Service, args: argparse.Namespace) -> int:
                     yield Entry(seq=row["seq"], op=row["op"], by=row["by"], at=row["at"], payload=row["payload"],
                                 prev=row["prev"], hash=row["hash"])
                 except (ValueError, KeyError, TypeError) as exc:
-                    raise UserError(f"{args.file}:{number}: not an exported journal entry ({exc})") from exc
+                    raise UserError(f"{args.file}:{number}: not an exported journal entry ({exc})") from None
 
-    count = service.journal.import_entries(tqdm(entries(), desc="load", unit="entry", file=sys.stderr, disable=None),
-                                           from_format=args.from_format)
-    print(json.dumps({"loaded": count, "head": service.journal.seq}))
+    with _service(settings) as service:
+        with progress(desc="load", total=size, unit="B", unit_scale=True, unit_divisor=1024) as bar:
+            count = service.journal.import_entries(entries(bar), from_format=args.from_format)
+        print(json.dumps({"loaded": count, "head": service.journal.seq}))
     return 0
 
 
 def _bench(settings: Settings, args: argparse.Namespace) -> int:
-    sys.argv = ["benchmarks.knowledge_retraction", *args.rest]
-    runpy.run_module("benchmarks.knowledge_retraction", run_name="__main__")
+    import importlib
+    import pkgutil
+
+    try:
+        package = importlib.import_module(BENCHMARKS)
+    except ImportError:
+        raise UserError(f"the {BENCHMARKS} package is not installed beside graph_service") from None
+    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
+    if args.name not in names:
+        raise UserError(f"no benchmark {args.name!r}; there are: {', '.join(names)}")
+    module = f"{BENCHMARKS}.{args.name}"
+    argv = sys.argv
+    sys.argv = [module, *args.rest]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as done:  # how a benchmark run as a script reports its verdict
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        print(f"graph_service bench: {done.code}", file=sys.stderr)
+        return 1
+    finally:
+        sys.argv = argv
     return 0
 
 
@@ -163,23 +394,46 @@ COMMANDS: dict[str, tuple[Callable[[Settings, argparse.Namespace], int], str]] =
                         "--against CHECKPOINT also checks it against a checkpoint kept earlier"),
     "checkpoint": (_checkpoint, "print a signed checkpoint of the journal (C2SP signed note) to keep"),
     "fingerprint": (_fingerprint, "print what the store believes, as hashes"),
-    "rebuild": (_rebuild, "replay the journal purely (as at --upto, or without --skip items): fingerprints"),
-    "export": (_with_service(_export_any_format, allow_legacy=True),
-               "write the journal as JSON lines (to --output or stdout); works on a format-1 store too"),
+    "rebuild": (_rebuild, "check the chain (exit 1 if broken), then replay the journal purely (as at --upto, "
+                          "or without --skip items) and print its fingerprints"),
+    "export": (_export, "write the journal as JSON lines, or the store (or one --node's derivation) as W3C PROV, "
+                        "to --output or stdout; the journal format works on a format-1 store too"),
     "load": (_load, "append an exported journal (JSON lines) to this store, verbatim"),
-    "bench": (_bench, "run the knowledge retraction benchmark (arguments passed through)"),
+    "bench": (_bench, "run a benchmark by name (knowledge_retraction, log_proofs) with its own options"),
 }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="graph_service", description="A provenance service on a graph.")
-    sub = parser.add_subparsers(dest="command", required=True)
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (and exit 2), like every other error of the command line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _position(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a journal position: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a journal position is 0 or more, not {value}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's arguments, one sub-command each."""
+    top = _Parser(prog="graph_service", description="A provenance service on a graph.")
+    sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (_, help_text) in COMMANDS.items():
-        command = sub.add_parser(name, help=help_text)
+        command = sub.add_parser(name, help=help_text, description=help_text)
         if name == "rebuild":
-            command.add_argument("--upto", type=int, help="the journal position to stop at")
+            command.add_argument("--upto", type=_position, help="the journal position to stop at (at most the head)")
             command.add_argument("--skip", nargs="*", help="item ids whose own entries are left out")
         if name == "export":
+            command.add_argument("--format", choices=EXPORT_FORMATS, default="journal",
+                                 help="journal: JSON lines, one entry each (default); prov-json, prov-n, prov-o "
+                                      "(Turtle): W3C PROV")
+            command.add_argument("--node", help="only this node's derivation: it and everything it rests on (PROV)")
             command.add_argument("--output", type=Path, help="file to write (default: stdout)")
         if name == "load":
             command.add_argument("file", type=Path, help="an exported journal, JSON lines")
@@ -189,11 +443,36 @@ def main(argv: list[str] | None = None) -> int:
             command.add_argument("--against", type=Path, help="a checkpoint (signed note) kept earlier")
             command.add_argument("--key", help="the verifier key of the checkpoint's signer (default: this store's)")
         if name == "bench":
-            command.add_argument("rest", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
+            command.add_argument("name", help="the benchmark: a module of the benchmarks package")
+            command.add_argument("rest", nargs=argparse.REMAINDER, help="the benchmark's own options")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     logging.config.dictConfig(log_config())
+    where = f"graph_service {args.command}"
     try:
-        return COMMANDS[args.command][0](Settings.from_env(), args)
+        try:
+            settings = Settings.from_env()
+        except ValueError as exc:
+            raise UserError(f"bad configuration in the environment: {exc}") from None
+        return COMMANDS[args.command][0](settings, args)
     except (UserError, StoreLocked, StoreFormatError) as exc:
-        print(f"graph_service {args.command}: {exc}", file=sys.stderr)
+        print(f"{where}: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except ProblemFound as exc:
+        print(f"{where}: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{where}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the store or the machine failed: said in one line, the traceback kept for debug
+        log.debug("%s failed", where, exc_info=True)
+        print(f"{where}: failed: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__

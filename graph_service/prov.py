@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
 from prov.constants import PROV_LABEL, PROV_TYPE
-from prov.identifier import Namespace, QualifiedName
+from prov.identifier import QualifiedName
 from prov.model import ProvDocument
 
 from graph_service.beliefs.records import family_props
@@ -46,21 +46,22 @@ from graph_service.statements import OP_SAY, assertion_id, message_observation_i
 if TYPE_CHECKING:
     from graph_service.state import StoreState
 
-GS: Final = Namespace("gs", "urn:graph-service:")
+PREFIX: Final = "gs"
+NAMESPACE_URI: Final = "urn:graph-service:"
 
 FORMATS: Final = ("prov-json", "prov-n", "prov-o")
 """The serialisations `serialize` writes: PROV-JSON, PROV-N and PROV-O (as Turtle)."""
 _SERIALIZERS: Final = {"prov-json": ("json", {}), "prov-n": ("provn", {}), "prov-o": ("rdf", {"rdf_format": "turtle"})}
 
 ITEM, OBSERVATION, ASSERTION, BELIEF, EVIDENCE = "item", "observation", "assertion", "belief", "evidence"
-PRINCIPAL, ACTOR, FAMILY = "principal", "actor", "family"
+ENTRY, PRINCIPAL, ACTOR, FAMILY = "entry", "principal", "actor", "family"
 _KIND_TYPES: Final = {ITEM: "Item", OBSERVATION: "Observation", ASSERTION: "Assertion", BELIEF: "Belief",
-                      EVIDENCE: "Evidence", PRINCIPAL: "Principal", ACTOR: "Actor", FAMILY: "Family"}
+                      EVIDENCE: "Evidence", ENTRY: "Entry", PRINCIPAL: "Principal", ACTOR: "Actor", FAMILY: "Family"}
 
 
-def qualified(kind: str, id: str) -> QualifiedName:
-    """The PROV identifier of one node or agent: `gs:<kind>/<id percent-encoded>`."""
-    return GS[f"{kind}/{quote(id, safe='')}"]
+def local_name(kind: str, id: str) -> str:
+    """The local part of one node's, entry's or agent's identifier: `<kind>/<id percent-encoded>`."""
+    return f"{kind}/{quote(id, safe='')}"
 
 
 @dataclass
@@ -90,6 +91,9 @@ def prov_document(state: StoreState, entries: Iterable[Entry], node: str | None 
     """
     activities, entities = _read_journal(state, entries)
     entities.update(_state_entities(state))
+    for root_kind, root_id in state.beliefs.inaccurate_roots:
+        if root_id in entities and entities[root_id].kind == root_kind:
+            entities[root_id].attributes["inaccurate"] = True
     if node is None:
         chosen = set(entities)
         kept = activities
@@ -173,9 +177,6 @@ def _state_entities(state: StoreState) -> dict[str, _Entity]:
                                  "rootKind": row.root_kind, "note": row.note},
                                 derived_from=list(row.root_ids) if rooted else [],
                                 attributed_to=[(FAMILY, row.family)])
-    for root_kind, root_id in beliefs.inaccurate_roots:
-        if root_id in found and found[root_id].kind == root_kind:
-            found[root_id].attributes["inaccurate"] = True
     return found
 
 
@@ -236,47 +237,51 @@ def _roots(row: dict[str, Any]) -> list[str]:
 
 def _document(entities: dict[str, _Entity], chosen: set[str], activities: list[_Activity]) -> ProvDocument:
     doc = ProvDocument()
-    doc.add_namespace(GS)
-    agents: set[tuple[str, str]] = set()
+    # A namespace per document: a Namespace interns every name made in it, for as long as it lives.
+    gs = doc.add_namespace(PREFIX, NAMESPACE_URI)
+
+    def name(kind: str, id: str | int) -> QualifiedName:
+        return gs[local_name(kind, str(id))]
+
+    def attributes(kind: str, values: dict[Any, Any]) -> dict[Any, Any]:
+        found: dict[Any, Any] = {PROV_TYPE: gs[_KIND_TYPES[kind]]}
+        for key, value in values.items():
+            if value is not None:
+                found[key if isinstance(key, QualifiedName) else gs[key]] = value
+        return found
+
+    ordered = sorted(chosen, key=lambda i: (entities[i].kind, i))
     seqs = {a.entry.seq for a in activities}
+    agents: set[tuple[str, str]] = set()
     for activity in activities:
         entry = activity.entry
         agents.add((PRINCIPAL, entry.by))
-        doc.activity(qualified("entry", str(entry.seq)), startTime=_time(entry.at),
-                     other_attributes=_attributes("entry", {"seq": entry.seq, "op": entry.op, "hash": entry.hash}))
-    for entity_id in sorted(chosen, key=lambda i: (entities[i].kind, i)):
+        doc.activity(name(ENTRY, entry.seq), startTime=_time(entry.at),
+                     other_attributes=attributes(ENTRY, {"seq": entry.seq, "op": entry.op, "hash": entry.hash}))
+    for entity_id in ordered:
         entity = entities[entity_id]
         agents.update(entity.attributed_to)
-        doc.entity(qualified(entity.kind, entity_id), _attributes(entity.kind, entity.attributes))
-    for kind, name in sorted(agents):
-        extra = {"familyKind": family_props(name)["kind"]} if kind == FAMILY else {}
-        doc.agent(qualified(kind, name), _attributes(kind, {**extra, PROV_LABEL: name}))
-    for entity_id in sorted(chosen, key=lambda i: (entities[i].kind, i)):
+        doc.entity(name(entity.kind, entity_id), attributes(entity.kind, entity.attributes))
+    for kind, agent in sorted(agents):
+        extra = {"familyKind": family_props(agent)["kind"]} if kind == FAMILY else {}
+        doc.agent(name(kind, agent), attributes(kind, {**extra, PROV_LABEL: agent}))
+    for entity_id in ordered:
         entity = entities[entity_id]
-        me = qualified(entity.kind, entity_id)
+        me = name(entity.kind, entity_id)
         for source in dict.fromkeys(entity.derived_from):
             if source in chosen:
-                doc.wasDerivedFrom(me, qualified(entities[source].kind, source))
+                doc.wasDerivedFrom(me, name(entities[source].kind, source))
         if entity.generated_at in seqs:
-            doc.wasGeneratedBy(me, qualified("entry", str(entity.generated_at)))
-        for agent in entity.attributed_to:
-            doc.wasAttributedTo(me, qualified(*agent))
+            doc.wasGeneratedBy(me, name(ENTRY, entity.generated_at))
+        for kind, agent in entity.attributed_to:
+            doc.wasAttributedTo(me, name(kind, agent))
     for activity in activities:
-        me = qualified("entry", str(activity.entry.seq))
+        me = name(ENTRY, activity.entry.seq)
         for used in activity.used:
             if used in chosen:
-                doc.used(me, qualified(entities[used].kind, used))
-        doc.wasAssociatedWith(me, qualified(PRINCIPAL, activity.entry.by))
+                doc.used(me, name(entities[used].kind, used))
+        doc.wasAssociatedWith(me, name(PRINCIPAL, activity.entry.by))
     return doc
-
-
-def _attributes(kind: str, values: dict[Any, Any]) -> dict[Any, Any]:
-    """PROV attributes: the node's type, then the given values (None left out) in the gs namespace."""
-    found: dict[Any, Any] = {PROV_TYPE: GS[_KIND_TYPES.get(kind, "Entry")]}
-    for name, value in values.items():
-        if value is not None:
-            found[name if isinstance(name, QualifiedName) else GS[name]] = value
-    return found
 
 
 def _time(at: int) -> datetime:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerprint_of
@@ -83,15 +83,18 @@ class Service:
         beliefs = beliefs_fingerprint_of(self.graph.run("belief_fingerprint_rows"))
         return combined_fingerprint(items, beliefs)
 
-    def verify(self, roots_at: Iterable[int] = ()) -> FullReport:
+    def verify(self, roots_at: Iterable[int] = (), on_entry: Callable[[Entry], None] | None = None) -> FullReport:
         """The chain is whole (checked before anything is trusted), and the projection equals a pure
         replay of the stored journal; the journal is read once, the replay running beside the check.
-        An entry the replay cannot apply is reported at its position, never raised."""
+        An entry the replay cannot apply is reported at its position, never raised. `on_entry` sees each
+        sound entry as it is checked (progress)."""
         self.journal.catch_up()
         state = StoreState()
         failed: list[tuple[int, str]] = []
 
         def apply(entry: Entry) -> None:
+            if on_entry is not None:
+                on_entry(entry)
             if failed:
                 return
             try:

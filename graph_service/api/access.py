@@ -86,6 +86,7 @@ FIELD_ROLES: Mapping[str, Role] = {
     # whole-journal work: a reader must not be able to keep the store busy with it
     "verify": Role.ADMIN,
     "redecide": Role.ADMIN,
+    "provDocument": Role.ADMIN,
 }
 
 

@@ -18,6 +18,7 @@ from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
 from graph_service.api.log_types import LogQuery
 from graph_service.api.no_nul import NoNulCharacters
+from graph_service.api.prov_types import ProvQuery
 from graph_service.api.question_types import QuestionMutation, QuestionQuery
 from graph_service.api.scalars import SCALARS
 from graph_service.api.statement_types import StatementMutation, StatementQuery
@@ -31,7 +32,7 @@ MAX_TOKENS = 2_000
 
 
 @strawberry.type
-class Query(JournalQuery, LogQuery, KnowledgeQuery, BeliefQuery, StatementQuery, StreamQuery, QuestionQuery):
+class Query(JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, BeliefQuery, StatementQuery, StreamQuery, QuestionQuery):
     pass
 
 
