@@ -53,9 +53,10 @@ class FalkorDBGraph:
                 raise
             return self._query(queries.load(name), params)
 
-    def revive(self) -> bool:
-        """Restart the owned embedded server if it has died; True if it was restarted."""
-        if self._server is None or self._server.exit_code is None:
+    def revive(self, grace: float = 3.0) -> bool:
+        """Restart the owned embedded server if it has died (waiting up to `grace` seconds for one that is
+        dying); True if it was restarted."""
+        if self._server is None or not self._server.exited(grace):
             return False
         log.error("the embedded FalkorDB server exited with code %s; restarting it", self._server.exit_code)
         self._server.restart()
@@ -67,7 +68,7 @@ class FalkorDBGraph:
 
     def health(self) -> dict[str, object]:
         """The backend's liveness for /healthz: a dead embedded server is restarted here, and said so."""
-        revived = self.revive()
+        revived = self.revive(grace=0.0)
         return {"backend": self.backend, "restarts": self.restarts, "restarted_now": revived}
 
     def _query(self, text: str, params: Params | None = None) -> list[Row]:
@@ -81,6 +82,16 @@ class FalkorDBGraph:
         return [dict(zip(names, row, strict=True)) for row in result.result_set]
 
     def setup_schema(self, timeout: float = 60.0) -> None:
+        """Create the indexes and the journal's unique constraint (idempotent) and wait until they are
+        operational; a server that dies meanwhile is restarted and the set-up run again, once."""
+        try:
+            self._setup_schema(timeout)
+        except RedisConnectionError:
+            if not self.revive():
+                raise
+            self._setup_schema(timeout)
+
+    def _setup_schema(self, timeout: float) -> None:
         for statement in queries.statements("schema_falkordb"):
             try:
                 self._query(statement)

@@ -199,6 +199,17 @@ class EmbeddedFalkorDB:
         """The server's exit code if it has died (or was stopped), None while it runs."""
         return None if self._process is None else self._process.poll()
 
+    def exited(self, grace: float = 0.0) -> bool:
+        """Has the server died? `grace`: how long to wait for a dying one (its socket can close a moment
+        before the process is gone)."""
+        if self._process is None:
+            return False
+        try:
+            self._process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     def restart(self) -> None:
         """Start the server again on the same folder after it died (it reloads its append-only file)."""
         self._process = None

@@ -86,3 +86,21 @@ def test_a_dead_embedded_server_is_restarted_and_health_says_so(tmp_path: Path) 
             assert texts == ["before", "after", "again"] and service.verify().ok
     finally:
         service.close()
+
+
+def test_a_server_that_dies_before_the_schema_set_up_is_restarted_by_it(tmp_path: Path) -> None:
+    # Regression (a CI run's kill -9 round): the set-up's own calls had no restart path, so a writer
+    # whose database died while it opened the journal exited instead of restarting the server.
+    from graph_service.journal.notes import NoteDomain, plan_note
+    from graph_service.journal.store import Journal
+    from graph_service.storage.falkordb_adapter import FalkorDBGraph
+
+    graph = FalkorDBGraph.embedded(tmp_path / "data")
+    try:
+        os.kill(graph._server.pid, signal.SIGKILL)  # type: ignore[union-attr]
+        graph._server._process.wait()  # type: ignore[union-attr]
+        journal = Journal(graph, [NoteDomain()]).open()
+        assert journal.write("ann", lambda: plan_note("after")).entry.seq == 1
+        assert graph.restarts == 1 and journal.verify().ok
+    finally:
+        graph.close()

@@ -89,7 +89,10 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) -> 
             deadline = time.monotonic() + 60
             while len(lines) <= acked and time.monotonic() < deadline and proc.poll() is None:
                 time.sleep(0.01)
-            assert len(lines) > acked, f"round {round_no}: no write after the database was killed"
+            if len(lines) <= acked:
+                proc.kill()
+                _, err = proc.communicate(timeout=30)
+                raise AssertionError(f"round {round_no}: no write after the database was killed:\n{err[-3000:]}")
             os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         pump.join(timeout=10)
