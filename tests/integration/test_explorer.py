@@ -5,6 +5,7 @@ test-artifacts/."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -31,13 +32,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def served(backend: Backend, tmp_path: Path) -> Iterator[str]:
+TOKENS = {"t-reader": "reader", "t-writer": "writer"}
+
+
+@contextlib.contextmanager
+def serve(backend: Backend, folder: Path, tokens: dict[str, str] | None = None) -> Iterator[str]:
     """The service under uvicorn on a free loopback port, as `make serve` runs it."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_TOKENS"))}
     env.update(backend.env(), GRAPH_SERVICE_PORT=str(port))
-    proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve"], cwd=tmp_path, env=env,
+    if tokens:
+        env["GRAPH_SERVICE_TOKENS_JSON"] = json.dumps(tokens)
+    proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve"], cwd=folder, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -57,9 +63,21 @@ def served(backend: Backend, tmp_path: Path) -> Iterator[str]:
         proc.wait(timeout=60)
 
 
+@pytest.fixture
+def served(backend: Backend, tmp_path: Path) -> Iterator[str]:
+    with serve(backend, tmp_path) as base:
+        yield base
+
+
+TOKEN: dict[str, str] = {}  # the bearer token `gql` sends, when the service under test has tokens
+
+
 def gql(base: str, query: str, variables: dict | None = None) -> dict:
+    headers = {"content-type": "application/json"}
+    if TOKEN.get(base):
+        headers["authorization"] = f"Bearer {TOKEN[base]}"
     request = urllib.request.Request(f"{base}/graphql", data=json.dumps({"query": query, "variables": variables})
-                                     .encode(), headers={"content-type": "application/json"})
+                                     .encode(), headers=headers)
     with urllib.request.urlopen(request, timeout=30) as answer:
         body = json.loads(answer.read())
     assert "errors" not in body, body
@@ -107,6 +125,22 @@ def test_a_belief_is_expanded_down_to_its_roots_in_a_real_browser(served: str, b
     assert {"BEARS_ON", "FROM", "ROOTED_IN", "DERIVED_FROM"} <= set(report["edges"])
     assert ids["derived"] in report["details"]  # the clicked node's properties are shown
     assert shot.stat().st_size > 10_000  # a drawn page, kept as the test's artefact
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not Path(CHROMIUM).exists(),
+                    reason="the browser test needs node and Debian's chromium (make test installs it)")
+def test_the_explorer_works_with_tokens(tmp_path: Path) -> None:
+    with serve(Backend("falkordb", tmp_path / "data"), tmp_path, TOKENS) as base:
+        TOKEN[base] = "t-writer"
+        ids = seed(base)
+        run = subprocess.run(["node", "tests/browser/explore.mjs", base, ids["belief"], ids["derived"],
+                              str(tmp_path / "shot.png"), "t-reader"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout)
+    assert "bearer token is required" in report["withoutToken"]  # refused without it, and said so
+    assert {ids["belief"], ids["derived"], ids["observation"]} <= {n["id"] for n in report["afterFind"]}
+    assert ids["premise"] in {n["id"] for n in report["afterClick"]}
 
 
 def test_the_vendored_drawing_library_is_the_one_package_json_pins() -> None:

@@ -39,7 +39,10 @@ const cy = cytoscape({
 });
 
 function token() { return document.getElementById("token").value.trim(); }
-function say(text) { document.getElementById("status").textContent = text; }
+function say(text) {
+  document.getElementById("status").textContent = text;
+  cy.resize();  // a message can move the graph's box: Cytoscape must know, or clicks miss their nodes
+}
 
 async function gql(query, variables) {
   const headers = { "content-type": "application/json", accept: "application/json" };
@@ -145,6 +148,7 @@ async function expand(node) {
   cy.getElementById(id).data("expanded", true);
   cy.layout({ name: "breadthfirst", directed: true, spacingFactor: 1.1, animate: false }).run();
   say("");
+  window.explorer.settled += 1;
 }
 
 async function find(text) {
@@ -160,6 +164,7 @@ async function find(text) {
       cy.layout({ name: "breadthfirst", directed: true, spacingFactor: 1.1, animate: false }).run();
       cy.center(node);
       say("");
+      window.explorer.settled += 1;  // drawn and laid out: what a person (or a test) sees now
       return;
     } catch (error) {
       say(String(error.message || error));
@@ -179,7 +184,7 @@ cy.on("tap", "node", (event) => {
 
 // For people and tests alike: what is drawn, as data.
 window.explorer = {
-  cy, find, expand: (id) => expand(cy.getElementById(id)),
+  cy, find, expand: (id) => expand(cy.getElementById(id)), settled: 0,
   drawn: () => cy.nodes().map((n) => ({ id: n.id(), kind: n.data("kind"), status: n.data("status") ?? null })),
 };
 const start = new URLSearchParams(location.search).get("find");
