@@ -43,8 +43,11 @@ def serve(backend: Backend, folder: Path, tokens: dict[str, str] | None = None) 
     env.update(backend.env(), GRAPH_SERVICE_PORT=str(port))
     if tokens:
         env["GRAPH_SERVICE_TOKENS_JSON"] = json.dumps(tokens)
-    proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve"], cwd=folder, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # The log goes to a file: a pipe nobody reads fills up (64 KiB of access log) and blocks the service.
+    log_path = folder / "serve.log"
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve"], cwd=folder, env=env,
+                                stdout=subprocess.DEVNULL, stderr=log_file)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -55,7 +58,7 @@ def serve(backend: Backend, folder: Path, tokens: dict[str, str] | None = None) 
                         break
             except OSError:
                 pass
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert proc.poll() is None, log_path.read_text()[-3000:]
             time.sleep(0.2)
         yield base
     finally:
@@ -78,7 +81,7 @@ def gql(base: str, query: str, variables: dict | None = None) -> dict:
         headers["authorization"] = f"Bearer {TOKEN[base]}"
     request = urllib.request.Request(f"{base}/graphql", data=json.dumps({"query": query, "variables": variables})
                                      .encode(), headers=headers)
-    with urllib.request.urlopen(request, timeout=30) as answer:
+    with urllib.request.urlopen(request, timeout=120) as answer:
         body = json.loads(answer.read())
     assert "errors" not in body, body
     return body["data"]
