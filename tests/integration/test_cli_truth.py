@@ -20,9 +20,8 @@ import pytest
 from tqdm import tqdm
 
 from graph_service import cli as command_line
-from graph_service.knowledge import planning
-from graph_service.service import Service
 from tests.backends import Backend
+from tests.integration.test_cli import seed
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_LINE = re.compile(r'^\{"time": ')  # the service's structured log lines, not the command's own words
@@ -45,19 +44,6 @@ def one_error(done: subprocess.CompletedProcess[str], code: int, text: str) -> N
     assert done.returncode == code, done.stderr
     assert "Traceback" not in done.stderr
     assert said(done) == [text]
-
-
-def seed(store: Backend) -> str:
-    service = Service.open(store.settings())
-    try:
-        k, write = service.state.knowledge, service.journal.write
-        a = write("ann", lambda: planning.plan_add(k, {"kind": "fact", "body": {"s": "a", "r": "b", "o": 1},
-                                                       "source": "person"}, by="ann")).result["id"]
-        write("ann", lambda: planning.plan_add(k, {"kind": "fact", "body": {"s": "a", "r": "c", "o": 2},
-                                                   "source": "person", "derived_from": [a]}, by="ann"))
-        return a
-    finally:
-        service.close()
 
 
 def tamper(store: Backend) -> None:

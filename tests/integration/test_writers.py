@@ -17,6 +17,7 @@ from graph_service.journal.notes import NoteDomain
 from graph_service.journal.store import Journal
 from graph_service.storage.falkordb_adapter import FalkorDBGraph
 from graph_service.storage.falkordb_server import EmbeddedFalkorDB
+from graph_service.storage.port import GraphPort
 from tests.backends import Backend
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +56,21 @@ def read_acknowledged(proc: subprocess.Popen[str], sink: list[str]) -> threading
     thread = threading.Thread(target=pump, daemon=True)
     thread.start()
     return thread
+
+
+def assert_round_kept(graph: GraphPort, acknowledged: dict[str, int], round_no: int) -> None:
+    """After a kill round: the journal verifies, every acknowledged write is stored where it was
+    acknowledged, and the graph holds the projection of every entry. Closes the graph."""
+    try:
+        journal = Journal(graph, [NoteDomain()]).open()
+        report = journal.verify()
+        assert report.ok, (round_no, report)
+        stored = {e.payload["text"]: e.seq for e in journal.entries_after(0)}
+        missing = {t: s for t, s in acknowledged.items() if stored.get(t) != s}
+        assert not missing, f"round {round_no}: acknowledged writes lost or moved: {missing}"
+        assert journal.stored_head()["projected"] == journal.seq
+    finally:
+        graph.close()
 
 
 def server_pid(data: Path) -> int | None:
@@ -99,17 +115,7 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) -> 
         for line in lines[1:]:
             seq, text = line.split()
             acknowledged[text] = int(seq)
-        graph = FalkorDBGraph.embedded(data)
-        try:
-            journal = Journal(graph, [NoteDomain()]).open()
-            report = journal.verify()
-            assert report.ok, (round_no, report)
-            stored = {e.payload["text"]: e.seq for e in journal.entries_after(0)}
-            missing = {t: s for t, s in acknowledged.items() if stored.get(t) != s}
-            assert not missing, f"round {round_no}: acknowledged writes lost or moved: {missing}"
-            assert journal.stored_head()["projected"] == journal.seq
-        finally:
-            graph.close()
+        assert_round_kept(FalkorDBGraph.embedded(data), acknowledged, round_no)
     assert kills["service"] >= 20 and kills["database"] >= 5
     assert len(acknowledged) > 100  # the kills landed while writes were flowing
 
@@ -169,16 +175,6 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged_on_neo4j(neo4j_back
         for line in lines[1:]:
             seq, text = line.split()
             acknowledged[text] = int(seq)
-        graph = backend.open_graph()
-        try:
-            journal = Journal(graph, [NoteDomain()]).open()
-            report = journal.verify()
-            assert report.ok, (round_no, report)
-            stored = {e.payload["text"]: e.seq for e in journal.entries_after(0)}
-            missing = {t: s for t, s in acknowledged.items() if stored.get(t) != s}
-            assert not missing, f"round {round_no}: acknowledged writes lost or moved: {missing}"
-            assert journal.stored_head()["projected"] == journal.seq
-        finally:
-            graph.close()
+        assert_round_kept(backend.open_graph(), acknowledged, round_no)
     assert kills["service"] >= 8 and (server is None or kills["database"] == 2)
     assert len(acknowledged) > 50  # the kills landed while writes were flowing
