@@ -300,6 +300,14 @@ class Journal:
                     return WriteResult(entry, self._pending_results.pop(entry.seq))
             raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
 
+    def tree_head(self) -> tuple[int, bytes]:
+        """(size, Merkle root) of the journal as stored now, from the entries' own bytes; JournalBroken
+        while the chain is broken."""
+        with self._lock:
+            self.catch_up()
+            self.refuse_if_broken()
+            return self.seq, self.frontier.root()
+
     def refuse_if_broken(self) -> None:
         """JournalBroken, naming the position, while the stored chain is known to be broken."""
         if self.broken is not None:
