@@ -27,3 +27,15 @@ class JournalBroken(UserError):
 
 class StoreFormatError(RuntimeError):
     """The store's journal is in a format this version does not write (see the message for what to do)."""
+
+
+class AlreadyWritten(Conflict):
+    """An Idempotency-Key's request was already written (at `seq`): a retry writes nothing again."""
+
+    def __init__(self, message: str, *, seq: int) -> None:
+        super().__init__(message, field=None)
+        self.seq = seq
+
+
+class KeyReused(UserError):
+    """An Idempotency-Key came back with a different request than the one it was first sent with."""

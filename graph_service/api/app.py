@@ -17,6 +17,7 @@ from strawberry.asgi import GraphQL
 
 from graph_service.api.access import BearerAuth, TokenTable, role_of
 from graph_service.api.explorer import explorer_routes
+from graph_service.api.idempotency import IdempotencyKeys
 from graph_service.api.limits import BodySizeLimit
 from graph_service.api.schema import build_schema
 from graph_service.config import Settings
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         *explorer_routes(),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(IdempotencyKeys, holder=holder)  # innermost: sees a body already held to its cap
     app.add_middleware(BodySizeLimit)  # inner: only requests that passed the gate are read
     app.add_middleware(BearerAuth, tokens=TokenTable.load(settings))
     return app

@@ -8,7 +8,7 @@ from typing import Any
 import strawberry
 
 from graph_service.api.belief_types import Belief, belief_props
-from graph_service.api.context import service_of
+from graph_service.api.context import once_of, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
@@ -78,7 +78,7 @@ def _write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str,
         drafts.append(draft)
         return draft
 
-    written = service.journal.write(by, plan)
+    written = service.journal.write(by, plan, once_of(info))
     result = written.result
     refused = result.get("refused")
     return BeliefWrite(

@@ -8,7 +8,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from graphql import GraphQLError
 
-from graph_service.errors import Conflict, JournalBroken, NotFound, UserError
+from graph_service.errors import AlreadyWritten, Conflict, JournalBroken, KeyReused, NotFound, UserError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -16,9 +16,12 @@ R = TypeVar("R")
 
 def as_graphql_error(exc: UserError) -> GraphQLError:
     """A GraphQL error carrying a code and, where known, the offending field."""
-    code = ("NOT_FOUND" if isinstance(exc, NotFound) else "CONFLICT" if isinstance(exc, Conflict)
-            else "JOURNAL_BROKEN" if isinstance(exc, JournalBroken) else "BAD_USER_INPUT")
+    code = ("NOT_FOUND" if isinstance(exc, NotFound) else "ALREADY_WRITTEN" if isinstance(exc, AlreadyWritten)
+            else "CONFLICT" if isinstance(exc, Conflict) else "JOURNAL_BROKEN" if isinstance(exc, JournalBroken)
+            else "IDEMPOTENCY_KEY_REUSED" if isinstance(exc, KeyReused) else "BAD_USER_INPUT")
     extensions: dict[str, Any] = {"code": code}
+    if isinstance(exc, AlreadyWritten):
+        extensions["seq"] = exc.seq
     if exc.field:
         extensions["field"] = exc.field
     return GraphQLError(str(exc), extensions=extensions, original_error=exc)

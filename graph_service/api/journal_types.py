@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import service_of
+from graph_service.api.context import once_of, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
 from graph_service.errors import NotFound, UserError
@@ -168,5 +168,5 @@ class JournalMutation:
     @strawberry.mutation(description="Append a note (non-empty, at most 10,000 characters) to the journal.")
     @user_errors
     def note(self, info: strawberry.Info[Any, Any], text: str, by: str = "anonymous") -> JournalEntry:
-        result = service_of(info).journal.write(by, lambda: plan_note(text))
+        result = service_of(info).journal.write(by, lambda: plan_note(text), once_of(info))
         return JournalEntry.of(result.entry)

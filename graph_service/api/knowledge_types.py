@@ -8,7 +8,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.api.context import caught_up, service_of
+from graph_service.api.context import caught_up, once_of, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import page_size
 from graph_service.api.long_work import off_the_loop
@@ -197,7 +197,7 @@ def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any) -> list[W
 
 def _write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> Any:
     service = service_of(info)
-    return service.journal.write(by, lambda: plan(service.state.knowledge))
+    return service.journal.write(by, lambda: plan(service.state.knowledge), once_of(info))
 
 
 def _status_write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> WriteOutcome:

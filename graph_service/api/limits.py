@@ -37,7 +37,7 @@ class BodySizeLimit:
         while True:
             message = await receive()
             if message["type"] != "http.request":  # the client went away; let the app see it
-                await self.app(scope, _replay([message], receive), send)
+                await self.app(scope, replay_messages([message], receive), send)
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
@@ -48,7 +48,7 @@ class BodySizeLimit:
             if not message.get("more_body", False):
                 break
         body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-        await self.app(scope, _replay([body], receive), send)
+        await self.app(scope, replay_messages([body], receive), send)
 
     @staticmethod
     def _content_length(scope: Scope) -> int | None:
@@ -66,8 +66,8 @@ class BodySizeLimit:
         await JSONResponse(body, status_code=413)(scope, receive, send)
 
 
-def _replay(messages: list[Message], receive: Receive) -> Receive:
-    # Hands back what was already read, then defers to the real channel (for disconnects).
+def replay_messages(messages: list[Message], receive: Receive) -> Receive:
+    """A receive channel that hands back what was already read, then defers to the real one (disconnects)."""
     pending = list(messages)
 
     async def replayed() -> Message:

@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.api.context import caught_up, service_of
+from graph_service.api.context import caught_up, once_of, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.domain import Draft
@@ -200,7 +200,8 @@ class QuestionMutation:
         service = service_of(info)
         declaration = _declaration(UnknownInput(situation=situation, text=text, factor=factor, affects=affects,
                                                 decisions=decisions, parent=parent, id=id))
-        done = service.journal.write(by, lambda: plans.plan_declare(service.state, **declaration))
+        done = service.journal.write(by, lambda: plans.plan_declare(service.state, **declaration),
+                                     once_of(info))
         record = service.state.questions.unknown(done.result["unknown"])
         assert record is not None
         return Unknown.of(record)
@@ -224,7 +225,7 @@ class QuestionMutation:
             return chosen[0].draft
 
         try:
-            done = service.journal.write(by, plan)
+            done = service.journal.write(by, plan, once_of(info))
         except _NothingToAsk:
             return _next(chosen[0].selection, chosen[0].existing, False, None, None)
         planned = chosen[0]
@@ -242,7 +243,7 @@ class QuestionMutation:
                         by: str = "anonymous") -> AnswerOutcome:
         service = service_of(info)
         done = service.journal.write(by, lambda: plans.plan_answer(
-            service.state, question, by=by, value=value, confirmed=confirmed, fact=fact))
+            service.state, question, by=by, value=value, confirmed=confirmed, fact=fact), once_of(info))
         record = service.state.questions.question(done.result["question"])
         assert record is not None and record.answer is not None
         r = done.result

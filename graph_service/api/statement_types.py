@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import caught_up, service_of
+from graph_service.api.context import caught_up, once_of, service_of
 from graph_service.api.errors import user_errors
 from graph_service.errors import NotFound
 from graph_service.service import Service
@@ -127,7 +127,7 @@ class StatementMutation:
         service = service_of(info)
         payload = {"text": text, "speaker": speaker, "tick": tick, "to": to, "extra_claims": extra_claims or [],
                    "credibility": credibility}
-        written = service.journal.write(by, lambda: service.state.statements.plan(OP_SAY, payload))
+        written = service.journal.write(by, lambda: service.state.statements.plan(OP_SAY, payload), once_of(info))
         observation = message_observation_id(written.entry.seq)
         return SayResult(seq=written.entry.seq, by=written.entry.by,
                          observation=Observation.of(observation_props(service, observation)),

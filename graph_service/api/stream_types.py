@@ -6,7 +6,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import caught_up, service_of
+from graph_service.api.context import caught_up, once_of, service_of
 from graph_service.api.errors import user_errors
 from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE
 
@@ -69,7 +69,7 @@ class TransferInput:
 
 def _stream_write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str, Any]) -> StreamWrite:
     service = service_of(info)
-    written = service.journal.write(by, lambda: service.state.stream.plan(op, payload))
+    written = service.journal.write(by, lambda: service.state.stream.plan(op, payload), once_of(info))
     result = written.result
     return StreamWrite(seq=written.entry.seq, by=written.entry.by, observer=result["observer"],
                        rows=[StreamRow.of(r) for r in result["rows"]])
@@ -95,7 +95,8 @@ class StreamMutation:
                          by: str = "anonymous") -> Observer:
         service = service_of(info)
         payload = {"observer": observer, "wordless": wordless}
-        written = service.journal.write(by, lambda: service.state.stream.plan(OP_DECLARE, payload))
+        written = service.journal.write(by, lambda: service.state.stream.plan(OP_DECLARE, payload),
+                                        once_of(info))
         return Observer(id=written.result["observer"], wordless=written.result["wordless"], seq=written.entry.seq)
 
     @strawberry.mutation(description="Append one row; its weight comes from the table unless given (1..10).")

@@ -35,6 +35,7 @@ from graph_service.journal.chain import (
     seal,
 )
 from graph_service.journal.frontier import Frontier
+from graph_service.journal.once import WriteOnce
 from graph_service.projection import Projection, statement_params
 from graph_service.storage.port import ConstraintViolation, GraphPort
 from graph_service.tlog.verifier import EntryError, canonical_bytes
@@ -275,17 +276,24 @@ class Journal:
         if rows or self.stored_head()["projected"] >= seq:
             self._projected = seq  # written now, or by another writer a moment before
 
-    def write(self, by: str, plan: Callable[[], Draft]) -> WriteResult:
+    def write(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None) -> WriteResult:
         """Plan against the current state, append one entry and apply it; retried when another writer won.
 
-        `plan` raises UserError for bad input; then nothing is written.
+        `plan` raises UserError for bad input; then nothing is written. `once`: the request's
+        Idempotency-Key; a key already stored writes nothing (AlreadyWritten, or KeyReused when it came
+        with another request), and one key covers one write.
         """
         if not isinstance(by, str) or not by.strip():
             raise UserError("by must name who writes", field="by")
+        if once is not None and once.written is not None:
+            raise UserError("an Idempotency-Key covers one write, and this request makes more than one",
+                            field="Idempotency-Key")
         with self._lock:
             for _ in range(MAX_APPEND_ATTEMPTS):
                 self.catch_up()
                 self.refuse_if_broken()
+                if once is not None:
+                    once.check_stored(self.stored_once(once.key))
                 draft = plan()
                 payload_text = storable_payload(draft.payload, by)
                 if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
@@ -294,9 +302,11 @@ class Journal:
                         field="payload",
                     )
                 entry = self._sealed(draft.op, by, draft.payload)
-                if self._append(entry, payload_text) or self._landed(entry):
+                if self._append(entry, payload_text, once) or self._landed(entry):
                     self.frontier.advance(entry.seq, [bytes.fromhex(h) for h in entry.tree])
                     self._apply_and_project(entry)
+                    if once is not None:
+                        once.written = entry.seq
                     return WriteResult(entry, self._pending_results.pop(entry.seq))
             raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
 
@@ -438,10 +448,23 @@ class Journal:
         rows = self.graph.run("entry_hash_at", {"seq": entry.seq})
         return bool(rows) and rows[0]["hash"] == entry.hash
 
-    def _append(self, entry: Entry, payload_text: str) -> bool:
+    def stored_once(self, key: str) -> dict[str, Any] | None:
+        """The entry an Idempotency-Key (as digested by WriteOnce) wrote: {seq, request, answer}, or None."""
+        rows = self.graph.run("entry_by_idempotency_key", {"key": key})
+        return rows[0] if rows else None
+
+    def keep_answer(self, once: WriteOnce, answer: str) -> None:
+        """Keep the answer the client got for a keyed write, so a retry gets the same answer."""
+        if once.written is not None:
+            self.graph.run("entry_keep_answer", {"seq": once.written, "key": once.key, "answer": answer})
+
+    def _append(self, entry: Entry, payload_text: str, once: WriteOnce | None = None) -> bool:
+        stored = self._stored(entry, payload_text)
+        if once is not None:  # beside the entry, outside its hash: the same atomic append keeps it
+            stored.update(idem=once.key, idem_request=once.request)
         try:
-            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq,
-                                                   "entry": self._stored(entry, payload_text)})
+            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq, "entry": stored,
+                                                   "idem": None if once is None else once.key})
         except ConstraintViolation:
             return False
         return bool(rows)

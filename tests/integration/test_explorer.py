@@ -48,6 +48,7 @@ def serve(backend: Backend, folder: Path, tokens: dict[str, str] | None = None) 
     with open(log_path, "w") as log_file:
         proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve"], cwd=folder, env=env,
                                 stdout=subprocess.DEVNULL, stderr=log_file)
+    (folder / "serve.pid").write_text(str(proc.pid))  # for a test that kills it
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
