@@ -1,8 +1,9 @@
 """Write-once keys: what the journal keeps of an Idempotency-Key (IETF httpapi draft) with its entry.
 
 The key is stored on the Entry node it wrote, outside the entry's hash, by the same atomic append:
-it is as durable as the entry (a restart or a kill -9 keeps it), and the append itself refuses a
-second entry with the same key, so two writers racing with one key write once.
+it is as durable as the entry (a restart or a kill -9 keeps it). A writer looks the key up after
+reading the head and appends with a compare-and-set on that head, so no entry (with the key or not)
+can land between its look-up and its append: two writers racing with one key write once.
 """
 
 from __future__ import annotations

@@ -463,8 +463,7 @@ class Journal:
         if once is not None:  # beside the entry, outside its hash: the same atomic append keeps it
             stored.update(idem=once.key, idem_request=once.request)
         try:
-            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq, "entry": stored,
-                                                   "idem": None if once is None else once.key})
+            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq, "entry": stored})
         except ConstraintViolation:
             return False
         return bool(rows)

@@ -23,6 +23,10 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from graph_service.api.schema import build_schema
+from graph_service.errors import AlreadyWritten
+from graph_service.journal.notes import NoteDomain, plan_note
+from graph_service.journal.once import WriteOnce
+from graph_service.journal.store import Journal
 from tests.backends import Backend
 from tests.integration.test_explorer import serve
 
@@ -257,3 +261,24 @@ def test_keys_survive_a_kill_9_of_the_service(backend: Backend, tmp_path: Path) 
         assert status == 200 and again == first
         status, head_now = _post_over_http(base, HEAD, "any")
         assert head_now["data"]["head"]["seq"] == 1
+
+
+def test_two_journals_racing_with_one_key_write_once(backend: Backend) -> None:
+    """The look-up and the append are one compare-and-set step: a writer that looked the key up before
+    another's append lost the race, and its retry finds the key."""
+    graph = backend.open_graph()  # two journals, as two processes would have, on one store
+    try:
+        a, b = Journal(graph, [NoteDomain()]).open(), Journal(graph, [NoteDomain()]).open()
+        once_a, once_b = WriteOnce.of("ann", "k", "same request"), WriteOnce.of("ann", "k", "same request")
+
+        def plan_while_the_other_writes() -> Any:
+            if not a.seq:  # b has looked the key up and planned; a appends with the key first
+                a.write("ann", lambda: plan_note("by a"), once_a)
+            return plan_note("by b")
+
+        with pytest.raises(AlreadyWritten) as raised:
+            b.write("ann", plan_while_the_other_writes, once_b)
+        assert raised.value.seq == 1 and once_b.written is None
+        assert [e.payload["text"] for e in b.entries_after(0)] == ["by a"]
+    finally:
+        graph.close()
