@@ -94,8 +94,8 @@ def _stage(text: str) -> None:
 class _OpeningProgress:
     """Progress over the replay of the whole journal that opening the store runs before any command.
 
-    Service.open takes no progress hook, so a timer thread reads how far the journal has replayed
-    (Journal.seq, advanced entry by entry) and shows it once opening has taken OPEN_QUIET seconds.
+    A timer thread reads how far the journal has replayed (Journal.seq, advanced entry by entry) and
+    shows it once opening has taken OPEN_QUIET seconds.
     """
 
     def __init__(self) -> None:
@@ -113,11 +113,10 @@ class _OpeningProgress:
         self._done.set()
         self._thread.join()
 
-    def watch(self, journal: Journal) -> None:
-        """Follow this journal's replay; the total is its stored head (nothing for a new store)."""
-        heads = journal.graph.run("head_read")
-        self.total = heads[0]["seq"] if heads and isinstance(heads[0].get("seq"), int) else None
-        self.journal = journal
+    def watch(self, service: Service) -> None:
+        """Follow this service's replay; the total is its stored head (nothing for a new store)."""
+        self.total = service.stored_total()
+        self.journal = service.journal
 
     def _show(self) -> None:
         if self._done.wait(OPEN_QUIET):
@@ -141,13 +140,13 @@ def _service(settings: Settings, *, allow_legacy: bool = False) -> Iterator[Serv
     from graph_service.service import Service
 
     with _OpeningProgress() as opening:
-
-        class Watched(Service):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, **kwargs)
-                opening.watch(self.journal)
-
-        service: Service = Watched.open(settings, allow_legacy=allow_legacy)
+        service = Service.connect(settings)
+        try:
+            opening.watch(service)
+        except BaseException:
+            service.close()
+            raise
+        service.start(allow_legacy=allow_legacy)
     try:
         yield service
     finally:
@@ -199,7 +198,18 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     from graph_service.api.app import create_app
 
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=log_config())
+    failed: list[BaseException] = []
+
+    def stop_serving(exc: BaseException) -> None:
+        # From the start thread: the server shuts down as on SIGTERM, and the command ends with `exc`.
+        failed.append(exc)
+        server.should_exit = True
+
+    app = create_app(settings, on_start_failure=stop_serving)
+    server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_config=log_config()))
+    server.run()
+    if failed:
+        raise failed[0]
     return 0
 
 

@@ -44,14 +44,28 @@ class Service:
     def open(cls, settings: Settings, *, allow_legacy: bool = False) -> Service:
         """Connect to the configured backend and replay its journal (`allow_legacy`: a format-1 journal
         is opened to be read and exported, not written)."""
-        graph = open_graph(settings)
-        try:
-            service = cls(graph, settings)
-            service.journal.open(allow_legacy=allow_legacy)
-        except BaseException:
-            graph.close()
-            raise
+        service = cls.connect(settings)
+        service.start(allow_legacy=allow_legacy)
         return service
+
+    @classmethod
+    def connect(cls, settings: Settings) -> Service:
+        """Connected to the configured backend (an embedded server started and loaded), not yet started."""
+        return cls(open_graph(settings), settings)
+
+    def start(self, *, allow_legacy: bool = False) -> None:
+        """Set up the schema and replay the journal (see Journal.open); closes the graph if that fails.
+        While it runs, `journal.seq` is how far the replay has come and `stored_total()` how far it goes."""
+        try:
+            self.journal.open(allow_legacy=allow_legacy)
+        except BaseException:
+            self.graph.close()
+            raise
+
+    def stored_total(self) -> int | None:
+        """The journal's length as stored (None for a store without a journal yet)."""
+        heads = self.graph.run("head_read")
+        return heads[0]["seq"] if heads and isinstance(heads[0].get("seq"), int) else None
 
     @property
     def origin(self) -> str:

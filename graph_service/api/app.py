@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -20,6 +20,7 @@ from graph_service.api.explorer import explorer_routes
 from graph_service.api.idempotency import IdempotencyKeys
 from graph_service.api.limits import BodySizeLimit
 from graph_service.api.schema import build_schema
+from graph_service.api.startup import BackgroundStart, StartingGate
 from graph_service.config import Settings
 from graph_service.service import Service
 
@@ -38,29 +39,42 @@ class ServiceGraphQL(GraphQL):
                 "role": role_of(request)}
 
 
-def create_app(settings: Settings | None = None, service: Service | None = None) -> Starlette:
-    """The app; it opens the service on start-up (unless one is given) and closes what it opened."""
+def create_app(settings: Settings | None = None, service: Service | None = None, *,
+               on_start_failure: Callable[[BaseException], None] | None = None) -> Starlette:
+    """The app; it opens the service on start-up (unless one is given) and closes what it opened.
+
+    With `on_start_failure` the service opens in the background (see api/startup.py): the probes
+    answer at once, and a failed start is handed to it; without, the start-up waits for the service."""
     settings = settings or Settings.from_env()
-    holder: dict[str, Service] = {}
+    holder: dict[str, Any] = {}
     if service is not None:
         holder["service"] = service
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        owned = service is None
-        if owned:
-            holder["service"] = Service.open(settings)
-            log.info("graph_service ready on %s", holder["service"].graph.backend)
+        if service is not None:
+            yield
+            return
+        if on_start_failure is not None:
+            starting = holder["starting"] = BackgroundStart(settings, holder, on_start_failure)
+            starting.begin()
+            try:
+                yield
+            finally:
+                await anyio.to_thread.run_sync(starting.stop)
+            return
+        holder["service"] = Service.open(settings)
+        log.info("graph_service ready on %s", holder["service"].graph.backend)
         try:
             yield
         finally:
-            if owned:
-                holder.pop("service").close()
+            holder.pop("service").close()
 
     async def healthz(request: Request) -> JSONResponse:
         current = holder.get("service")
         if current is None:
-            return JSONResponse({"status": "ok", "service": "starting"})
+            starting = holder.get("starting")
+            return JSONResponse({"status": "ok", "service": starting.status() if starting else "starting"})
         try:
             backend = await anyio.to_thread.run_sync(current.graph.health)
         except Exception as exc:  # any failure to reach the backend is reported, not raised
@@ -71,7 +85,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     async def readyz(request: Request) -> JSONResponse:
         current = holder.get("service")
         if current is None:
-            return JSONResponse({"status": "starting"}, status_code=503)
+            starting = holder.get("starting")
+            return JSONResponse(starting.status() if starting else {"status": "starting"}, status_code=503)
         try:
             head = current.journal.stored_head()
         except Exception:  # readiness reports any backend failure as not ready
@@ -92,8 +107,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     routes = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
-        Route("/graphql", graphql, methods=["GET", "POST"]),
-        WebSocketRoute("/graphql", graphql),
+        Route("/graphql", StartingGate(graphql, holder), methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", StartingGate(graphql, holder)),
         *explorer_routes(),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

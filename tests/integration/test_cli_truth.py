@@ -173,21 +173,23 @@ def test_progress_lines_come_every_few_seconds_while_work_advances(monkeypatch: 
 
 
 def test_opening_a_store_shows_its_replay_once_it_takes_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Graph:
-        def run(self, name: str) -> list[dict[str, int]]:
-            return [{"seq": 50}]
-
     class Journal:
-        graph = Graph()
         seq = 0
+
+    class Service:  # what the progress reads of a service that is opening
+        journal = Journal()
+
+        def stored_total(self) -> int:
+            return 50
 
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
     monkeypatch.setattr(command_line, "PLAIN_EVERY", 0.05)
     monkeypatch.setattr(command_line, "OPEN_QUIET", 0.1)
-    journal = Journal()
+    service = Service()
+    journal = service.journal
     with command_line._OpeningProgress() as opening:
-        opening.watch(journal)  # type: ignore[arg-type]
+        opening.watch(service)  # type: ignore[arg-type]
         for seq in range(1, 51):
             journal.seq = seq
             time.sleep(0.01)
@@ -197,7 +199,7 @@ def test_opening_a_store_shows_its_replay_once_it_takes_a_second(monkeypatch: py
     monkeypatch.setattr(sys, "stderr", quick)
     monkeypatch.setattr(command_line, "OPEN_QUIET", 5.0)
     with command_line._OpeningProgress() as opening:
-        opening.watch(journal)  # type: ignore[arg-type]
+        opening.watch(service)  # type: ignore[arg-type]
     assert quick.getvalue() == ""  # an open quicker than the quiet time says nothing
 
 
