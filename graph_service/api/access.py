@@ -1,8 +1,10 @@
-"""Who may do what: bearer tokens carry a role, and each root field needs a minimum role.
+"""Who may do what: a bearer token names a principal and its role, and each root field needs a
+minimum role. Every entry a request writes is journalled under its principal (see api/context.py).
 
-Tokens come from a JSON object `{token: role}` in the file named by GRAPH_SERVICE_TOKENS and/or
-inline in GRAPH_SERVICE_TOKENS_JSON. With neither set the service runs open: every request is
-admin, and a warning says so at start-up.
+Tokens come from a JSON object in the file named by GRAPH_SERVICE_TOKENS and/or inline in
+GRAPH_SERVICE_TOKENS_JSON: `{token: {"principal": "ann", "role": "writer"}}`, or `{token: role}`,
+whose principal is then `token-` and the first 8 hex digits of the token's SHA-256. With neither set
+the service runs open: every request is `anonymous` with the admin role, and a warning says so.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ log = logging.getLogger(__name__)
 TOKENS_JSON_ENV = "GRAPH_SERVICE_TOKENS_JSON"
 PROTECTED_PATHS = frozenset({"/graphql"})
 ROLE_SCOPE_KEY = "graph_service.role"
+PRINCIPAL_SCOPE_KEY = "graph_service.principal"
+MAX_PRINCIPAL_CHARACTERS = 200
 
 
 class Role(enum.IntEnum):
@@ -60,6 +64,38 @@ class Role(enum.IntEnum):
         if isinstance(value, str) and value.strip().upper() in cls.__members__:
             return cls[value.strip().upper()]
         raise ValueError(f"{value!r} is not a role; expected one of {', '.join(r.label for r in cls)}")
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request authenticated as: the name its entries are journalled under, and its role.
+
+    `authenticated` is False only for the open service's `anonymous`, whose role nobody vouched for."""
+
+    name: str
+    role: Role
+    authenticated: bool = True
+
+    @property
+    def recorded_role(self) -> str | None:
+        """The role the journal records with each entry (none for the unauthenticated anonymous)."""
+        return self.role.label if self.authenticated else None
+
+
+ANONYMOUS = Principal("anonymous", Role.ADMIN, authenticated=False)
+
+
+def _principal(token: str, value: object) -> Principal:
+    """The principal one token's configuration names; ValueError for anything else."""
+    if isinstance(value, dict):
+        if set(value) != {"principal", "role"}:
+            raise ValueError("expected {\"principal\": <name>, \"role\": <role>}")
+        name = value["principal"]
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_PRINCIPAL_CHARACTERS \
+                or any(not c.isprintable() for c in name):
+            raise ValueError(f"a principal is a name of 1 to {MAX_PRINCIPAL_CHARACTERS} printable characters")
+        return Principal(name.strip(), Role.parse(value["role"]))
+    return Principal(f"token-{_digest(token).hex()[:8]}", Role.parse(value))
 
 
 # --- the policy ---------------------------------------------------------------------------------
@@ -107,46 +143,51 @@ def _digest(token: str) -> bytes:
 
 @dataclass(frozen=True)
 class TokenTable:
-    """Token digests to roles; empty means the service runs open."""
+    """Token digests to principals; empty means the service runs open."""
 
-    roles: Mapping[bytes, Role]
+    principals: Mapping[bytes, Principal]
 
     @property
     def open(self) -> bool:
-        return not self.roles
+        return not self.principals
 
-    def role_for(self, authorization: str | None) -> Role | None:
-        """The role an `Authorization` header grants: admin when open, None when refused."""
+    def principal_for(self, authorization: str | None) -> Principal | None:
+        """Who an `Authorization` header authenticates: anonymous (admin) when open, None when refused."""
         if self.open:
-            return Role.ADMIN
+            return ANONYMOUS
         if not authorization:
             return None
         scheme, _, token = authorization.partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             return None
-        return self.roles.get(_digest(token))
+        return self.principals.get(_digest(token))
+
+    def role_for(self, authorization: str | None) -> Role | None:
+        """The role an `Authorization` header grants: admin when open, None when refused."""
+        principal = self.principal_for(authorization)
+        return None if principal is None else principal.role
 
     @classmethod
-    def parse(cls, text: str, source: str) -> dict[bytes, Role]:
-        """Digests and roles from one JSON source; ValueError naming the source (never a token)."""
+    def parse(cls, text: str, source: str) -> dict[bytes, Principal]:
+        """Digests and principals from one JSON source; ValueError naming the source (never a token)."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
         if not isinstance(data, dict):
-            raise ValueError(f"{source}: expected a JSON object mapping token to role")
-        roles: dict[bytes, Role] = {}
-        for position, (token, role) in enumerate(data.items(), start=1):
+            raise ValueError(f"{source}: expected a JSON object mapping token to a role or to a principal and role")
+        principals: dict[bytes, Principal] = {}
+        for position, (token, value) in enumerate(data.items(), start=1):
             if not token.strip():
                 raise ValueError(f"{source}: entry {position} has an empty token")
             try:
-                roles[_digest(token.strip())] = Role.parse(role)
+                principals[_digest(token.strip())] = _principal(token.strip(), value)
             except ValueError as exc:
                 raise ValueError(f"{source}: entry {position}: {exc}") from None
-        if not roles:
+        if not principals:
             raise ValueError(f"{source}: names no tokens; unset it to run the service open")
-        return roles
+        return principals
 
     @classmethod
     def load(cls, settings: Settings, environ: Mapping[str, str] | None = None) -> TokenTable:
@@ -155,7 +196,7 @@ class TokenTable:
         Fails at start-up on anything malformed: a mistyped role must not become an open service.
         """
         environ = os.environ if environ is None else environ
-        roles: dict[bytes, Role] = {}
+        principals: dict[bytes, Principal] = {}
         sources: list[tuple[str, str]] = []
         if settings.tokens_file is not None:
             path = Path(settings.tokens_file)
@@ -167,10 +208,13 @@ class TokenTable:
         if inline is not None and inline.strip():
             sources.append((inline, TOKENS_JSON_ENV))
         for text, source in sources:
-            for digest, role in cls.parse(text, source).items():
-                if roles.setdefault(digest, role) != role:
+            for digest, principal in cls.parse(text, source).items():
+                known = principals.setdefault(digest, principal)
+                if known.role != principal.role:
                     raise ValueError(f"{source}: a token is given two different roles")
-        return cls(roles)
+                if known != principal:
+                    raise ValueError(f"{source}: a token is given two different principals")
+        return cls(principals)
 
 
 # --- the HTTP and websocket gate ----------------------------------------------------------------
@@ -179,6 +223,11 @@ class TokenTable:
 def role_of(request: Any) -> Role | None:
     """The role the gate admitted this request (or websocket) with; None if it did not pass the gate."""
     return request.scope.get(ROLE_SCOPE_KEY)
+
+
+def principal_of_scope(scope: Mapping[str, Any]) -> Principal | None:
+    """Who the gate admitted this request (or websocket) as; None if it did not pass the gate."""
+    return scope.get(PRINCIPAL_SCOPE_KEY)
 
 
 def _authorization(scope: Scope) -> str | None:
@@ -200,19 +249,20 @@ class BearerAuth:
         self.paths = paths
         if tokens.open:
             log.warning("no API tokens configured (GRAPH_SERVICE_TOKENS, %s): the API is open, "
-                        "every request acts as admin", TOKENS_JSON_ENV)
+                        "every request acts as admin and is journalled as anonymous", TOKENS_JSON_ENV)
         else:
-            log.info("API tokens configured: %d", len(tokens.roles))
+            log.info("API tokens configured: %d", len(tokens.principals))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or scope["path"] not in self.paths:
             await self.app(scope, receive, send)
             return
-        role = self.tokens.role_for(_authorization(scope))
-        if role is None:
+        principal = self.tokens.principal_for(_authorization(scope))
+        if principal is None:
             await self._refuse(scope, receive, send)
             return
-        scope[ROLE_SCOPE_KEY] = role
+        scope[ROLE_SCOPE_KEY] = principal.role
+        scope[PRINCIPAL_SCOPE_KEY] = principal
         await self.app(scope, receive, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import strawberry
 
 from graph_service.api.belief_types import Belief, belief_props
-from graph_service.api.context import once_of, service_of
+from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
@@ -64,7 +64,7 @@ def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
     return BeliefSnapshot(status=raw["status"], confidence=raw["confidence"], version=raw["version"])
 
 
-def _write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str, Any],
+def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],
            focus: Callable[[dict[str, Any], Draft], str | None],
            check: Callable[[Service], None] | None = None) -> BeliefWrite:
     """Plan against the current state (bad input raises, nothing written), append one entry, report it."""
@@ -78,7 +78,7 @@ def _write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str,
         drafts.append(draft)
         return draft
 
-    written = service.journal.write(by, plan, once_of(info))
+    written = journal_write(info, plan)
     result = written.result
     refused = result.get("refused")
     return BeliefWrite(
@@ -184,71 +184,68 @@ class BeliefMutation:
     @user_errors
     def create_belief(self, info: strawberry.Info[Any, Any], proposition: str, epistemic_kind: str = "claim",
                       subject: str | None = None, evidence: list[EvidenceInput] | None = None,
-                      supersedes: str | None = None, by: str = "anonymous") -> BeliefWrite:
+                      supersedes: str | None = None) -> BeliefWrite:
         payload = {"proposition": proposition, "epistemic_kind": epistemic_kind, "subject": subject,
                    "evidence": [e.as_payload() for e in evidence or []], "supersedes": supersedes}
-        return _write(info, by, "belief.create", payload, _created, _roots_exist(payload["evidence"], "evidence"))
+        return _write(info, "belief.create", payload, _created, _roots_exist(payload["evidence"], "evidence"))
 
     @strawberry.mutation(description="Add one evidence row to a belief.")
     @user_errors
-    def add_evidence(self, info: strawberry.Info[Any, Any], belief: str, evidence: EvidenceInput,
-                     by: str = "anonymous") -> BeliefWrite:
+    def add_evidence(self, info: strawberry.Info[Any, Any], belief: str, evidence: EvidenceInput) -> BeliefWrite:
         row = evidence.as_payload()
-        return _write(info, by, "evidence.add", {"belief": belief, **row}, _named("belief"),
+        return _write(info, "evidence.add", {"belief": belief, **row}, _named("belief"),
                       _roots_exist([row], "evidence"))
 
     @strawberry.mutation(description="Retract one evidence row; the belief is re-evaluated, the row kept.")
     @user_errors
-    def retract_evidence(self, info: strawberry.Info[Any, Any], evidence: str, reason: str | None = None,
-                         by: str = "anonymous") -> BeliefWrite:
+    def retract_evidence(self, info: strawberry.Info[Any, Any], evidence: str,
+                         reason: str | None = None) -> BeliefWrite:
         service = service_of(info)  # the state is read when the write is done (a catch-up may renew it)
-        return _write(info, by, "evidence.retract", {"evidence": evidence, "reason": reason},
+        return _write(info, "evidence.retract", {"evidence": evidence, "reason": reason},
                       lambda result, draft: service.state.beliefs.rows[draft.payload["evidence"]].belief)
 
     @strawberry.mutation(description="Operator: this belief is wrong (pinned rejected, history kept)")
     @user_errors
-    def correct_belief(self, info: strawberry.Info[Any, Any], belief: str, reason: str | None = None,
-                       by: str = "anonymous") -> BeliefWrite:
-        return _write(info, by, "belief.correct", {"kind": "wrong", "belief": belief, "reason": reason},
+    def correct_belief(self, info: strawberry.Info[Any, Any], belief: str, reason: str | None = None) -> BeliefWrite:
+        return _write(info, "belief.correct", {"kind": "wrong", "belief": belief, "reason": reason},
                       _named("belief"))
 
     @strawberry.mutation(description="Operator: do not infer this again (a belief's proposition, or a proposition).")
     @user_errors
     def do_not_infer(self, info: strawberry.Info[Any, Any], belief: str | None = None,
-                     proposition: str | None = None, reason: str | None = None,
-                     by: str = "anonymous") -> BeliefWrite:
+                     proposition: str | None = None, reason: str | None = None) -> BeliefWrite:
         if (belief is None) == (proposition is None):
             raise UserError("give exactly one of belief and proposition", field="proposition")
         payload = {"kind": "do_not_infer", "belief": belief, "proposition": proposition, "reason": reason}
-        return _write(info, by, "belief.correct", payload, lambda result, draft: belief)
+        return _write(info, "belief.correct", payload, lambda result, draft: belief)
 
     @strawberry.mutation(description="Operator: this observation (or item) is inaccurate; evidence citing it is "
                                      "retracted and the beliefs resting on it re-evaluated.")
     @user_errors
     def mark_inaccurate(self, info: strawberry.Info[Any, Any], root_id: str, root_kind: str = "observation",
-                        reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+                        reason: str | None = None) -> BeliefWrite:
         payload = {"kind": "inaccurate", "root_kind": root_kind, "root_id": root_id, "reason": reason}
 
-        return _write(info, by, "belief.correct", payload, _nothing, _root_exists(root_kind, root_id))
+        return _write(info, "belief.correct", payload, _nothing, _root_exists(root_kind, root_id))
 
     @strawberry.mutation(description="Operator: these two subjects name the same entity.")
     @user_errors
-    def same_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str, reason: str | None = None,
-                    by: str = "anonymous") -> BeliefWrite:
+    def same_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str,
+                    reason: str | None = None) -> BeliefWrite:
         payload = {"kind": "same_entity", "subject": subject, "other": other, "reason": reason}
-        return _write(info, by, "belief.correct", payload, _nothing)
+        return _write(info, "belief.correct", payload, _nothing)
 
     @strawberry.mutation(description="Operator: undo the merge of these two subjects.")
     @user_errors
     def different_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str,
-                         reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
+                         reason: str | None = None) -> BeliefWrite:
         payload = {"kind": "different_entity", "subject": subject, "other": other, "reason": reason}
-        return _write(info, by, "belief.correct", payload, _nothing)
+        return _write(info, "belief.correct", payload, _nothing)
 
     @strawberry.mutation(description="Propose causal hypotheses from notable observations close in time.")
     @user_errors
     def associate(self, info: strawberry.Info[Any, Any], observations: list[AssociationCueInput], window_ms: Long,
-                  subject: str | None = None, by: str = "anonymous") -> BeliefWrite:
+                  subject: str | None = None) -> BeliefWrite:
         payload = {"observations": [o.as_payload() for o in observations], "window_ms": window_ms,
                    "subject": subject}
 
@@ -256,18 +253,18 @@ class BeliefMutation:
             for i, cue in enumerate(observations):
                 service.state.require_roots("observation", [cue.id], f"observations[{i}].id")
 
-        return _write(info, by, "belief.associate", payload, _first_proposed, cues_exist)
+        return _write(info, "belief.associate", payload, _first_proposed, cues_exist)
 
     @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
     @user_errors
     def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: str | None,
-                   reason: str | None = None, by: str = "anonymous") -> BeliefWrite:
-        return _write(info, by, "belief.pin", {"belief": belief, "status": status, "reason": reason},
+                   reason: str | None = None) -> BeliefWrite:
+        return _write(info, "belief.pin", {"belief": belief, "status": status, "reason": reason},
                       _named("belief"))
 
     @strawberry.mutation(description="Propose that two beliefs contradict (e.g. a paraphrase a model noticed).")
     @user_errors
-    def propose_contradiction(self, info: strawberry.Info[Any, Any], a: str, b: str, reason: str | None = None,
-                              by: str = "anonymous") -> BeliefWrite:
-        return _write(info, by, "belief.contradict", {"a": a, "b": b, "reason": reason}, _named("a"))
+    def propose_contradiction(self, info: strawberry.Info[Any, Any], a: str, b: str,
+                              reason: str | None = None) -> BeliefWrite:
+        return _write(info, "belief.contradict", {"a": a, "b": b, "reason": reason}, _named("a"))
 

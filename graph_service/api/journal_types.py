@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import once_of, service_of
+from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
 from graph_service.errors import NotFound, UserError
@@ -167,6 +167,6 @@ class JournalQuery:
 class JournalMutation:
     @strawberry.mutation(description="Append a note (non-empty, at most 10,000 characters) to the journal.")
     @user_errors
-    def note(self, info: strawberry.Info[Any, Any], text: str, by: str = "anonymous") -> JournalEntry:
-        result = service_of(info).journal.write(by, lambda: plan_note(text), once_of(info))
+    def note(self, info: strawberry.Info[Any, Any], text: str) -> JournalEntry:
+        result = journal_write(info, lambda: plan_note(text))
         return JournalEntry.of(result.entry)

@@ -8,7 +8,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.api.context import caught_up, once_of, service_of
+from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import page_size
 from graph_service.api.long_work import off_the_loop
@@ -195,14 +195,14 @@ def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any) -> list[W
             for r in walk(service.graph, ids, steps)]
 
 
-def _write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> Any:
+def _write(info: strawberry.Info[Any, Any], plan: Any) -> Any:
     service = service_of(info)
-    return service.journal.write(by, lambda: plan(service.state.knowledge), once_of(info))
+    return journal_write(info, lambda: plan(service.state.knowledge))
 
 
-def _status_write(info: strawberry.Info[Any, Any], by: str, plan: Any) -> WriteOutcome:
+def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:
     """A write whose result is the items' status changes."""
-    done = _write(info, by, plan)
+    done = _write(info, plan)
     return WriteOutcome(seq=done.entry.seq, changes=change_list(done.result))
 
 
@@ -333,78 +333,71 @@ class KnowledgeQuery:
 class KnowledgeMutation:
     @strawberry.mutation(description="Propose an item; refused proposals are journalled with why.")
     @user_errors
-    def add_item(self, info: strawberry.Info[Any, Any], item: ItemInput, by: str = "anonymous") -> AddOutcome:
+    def add_item(self, info: strawberry.Info[Any, Any], item: ItemInput) -> AddOutcome:
         raw = {k: v for k, v in strawberry.asdict(item).items() if v is not None}
-        done = _write(info, by, lambda k: planning.plan_add(k, raw, by=by))
+        done = _write(info, lambda k: planning.plan_add(k, raw, by=author_of(info)))
         r = done.result
         return AddOutcome(id=r["id"], status=r["status"], admission=r["admission"], why=r.get("why"),
                           seq=done.entry.seq, changes=change_list(r))
 
     @strawberry.mutation(description="A held rule, skill or action passed its gates, or a person promotes it.")
     @user_errors
-    def promote_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
-                     by: str = "anonymous") -> WriteOutcome:
-        return _status_write(info, by, lambda k: planning.plan_promote(k, id, why))
+    def promote_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+        return _status_write(info, lambda k: planning.plan_promote(k, id, why))
 
     @strawberry.mutation(description="Take an item back with everything derived from it; returns every change.")
     @user_errors
-    def retract_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
-                     by: str = "anonymous") -> WriteOutcome:
-        return _status_write(info, by, lambda k: planning.plan_retract(k, id, why))
+    def retract_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+        return _status_write(info, lambda k: planning.plan_retract(k, id, why))
 
     @strawberry.mutation(description="Undo an update: the previous version returns (a hint while a flag is pending).")
     @user_errors
-    def rollback_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
-                      by: str = "anonymous") -> WriteOutcome:
-        return _status_write(info, by, lambda k: planning.plan_rollback(k, id, why))
+    def rollback_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+        return _status_write(info, lambda k: planning.plan_rollback(k, id, why))
 
     @strawberry.mutation(description="The producer no longer stands behind the item: it expires.")
     @user_errors
-    def retire_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
-                    by: str = "anonymous") -> WriteOutcome:
-        return _status_write(info, by, lambda k: planning.plan_retire(k, id, why))
+    def retire_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+        return _status_write(info, lambda k: planning.plan_retire(k, id, why))
 
     @strawberry.mutation(description="Ask for one item's re-confirmation (a flag on it alone).")
     @user_errors
-    def reconfirm_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None,
-                       by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_reconfirm(k, id, why))
+    def reconfirm_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+        done = _write(info, lambda k: planning.plan_reconfirm(k, id, why))
         return WriteOutcome(seq=done.entry.seq, changes=[], id=done.result)
 
     @strawberry.mutation(description="A drift / open-set flag over a scope pattern, item ids or a key.")
     @user_errors
     def raise_flag(self, info: strawberry.Info[Any, Any], why: str, scope: JSON | None = None,
-                   ids: list[str] | None = None, key: str | None = None, by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_flag(k, why=why, scope=scope, ids=ids, key=key))
+                   ids: list[str] | None = None, key: str | None = None) -> WriteOutcome:
+        done = _write(info, lambda k: planning.plan_flag(k, why=why, scope=scope, ids=ids, key=key))
         return WriteOutcome(seq=done.entry.seq, changes=[], id=done.result)
 
     @strawberry.mutation(description="End a pending flag: its items are facts again if nothing else holds them.")
     @user_errors
-    def end_flag(self, info: strawberry.Info[Any, Any], flag: str, by: str = "anonymous") -> WriteOutcome:
-        return _status_write(info, by, lambda k: planning.plan_end_flag(k, flag))
+    def end_flag(self, info: strawberry.Info[Any, Any], flag: str) -> WriteOutcome:
+        return _status_write(info, lambda k: planning.plan_end_flag(k, flag))
 
     @strawberry.mutation(description="A person's answer to the open dispute on a key: this value wins.")
     @user_errors
-    def resolve_dispute(self, info: strawberry.Info[Any, Any], key: str, value: JSON, why: str | None = None,
-                        by: str = "anonymous") -> WriteOutcome:
-        return _status_write(info, by, lambda k: planning.plan_resolve(k, key, value, why))
+    def resolve_dispute(self, info: strawberry.Info[Any, Any], key: str, value: JSON,
+                        why: str | None = None) -> WriteOutcome:
+        return _status_write(info, lambda k: planning.plan_resolve(k, key, value, why))
 
     @strawberry.mutation(description="Advance the store clock by k units (reconfirm_after counts it).")
     @user_errors
-    def tick(self, info: strawberry.Info[Any, Any], k: int, by: str = "anonymous") -> WriteOutcome:
-        return _status_write(info, by, lambda s: planning.plan_tick(s, k))
+    def tick(self, info: strawberry.Info[Any, Any], k: int) -> WriteOutcome:
+        return _status_write(info, lambda s: planning.plan_tick(s, k))
 
     @strawberry.mutation(description="Decisions used these items (wrong: and were found wrong).")
     @user_errors
-    def mark_used(self, info: strawberry.Info[Any, Any], ids: list[str], wrong: bool = False,
-                  by: str = "anonymous") -> WriteOutcome:
-        done = _write(info, by, lambda k: planning.plan_used(k, ids, wrong))
+    def mark_used(self, info: strawberry.Info[Any, Any], ids: list[str], wrong: bool = False) -> WriteOutcome:
+        done = _write(info, lambda k: planning.plan_used(k, ids, wrong))
         return WriteOutcome(seq=done.entry.seq, changes=[])
 
     @strawberry.mutation(description="Record the snapshot a decision is given (facts, hints, fingerprint, query).")
     @user_errors
     def take_snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None,
-                      relation: str | None = None, scope: JSON | None = None, kinds: list[str] | None = None,
-                      by: str = "anonymous") -> JSON:
-        done = _write(info, by, lambda k: planning.plan_snapshot(k, about, relation, scope, kinds))
+                      relation: str | None = None, scope: JSON | None = None, kinds: list[str] | None = None) -> JSON:
+        done = _write(info, lambda k: planning.plan_snapshot(k, about, relation, scope, kinds))
         return {**done.result, "seq": done.entry.seq}

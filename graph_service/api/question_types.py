@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.api.context import caught_up, once_of, service_of
+from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.domain import Draft
@@ -195,13 +195,12 @@ class QuestionMutation:
     @user_errors
     def declare_unknown(self, info: strawberry.Info[Any, Any], situation: str, text: str,
                         factor: str | None = None, affects: list[str] | None = None,
-                        decisions: list[str] | None = None, parent: str | None = None, id: str | None = None,
-                        by: str = "anonymous") -> Unknown:
+                        decisions: list[str] | None = None, parent: str | None = None,
+                        id: str | None = None) -> Unknown:
         service = service_of(info)
         declaration = _declaration(UnknownInput(situation=situation, text=text, factor=factor, affects=affects,
                                                 decisions=decisions, parent=parent, id=id))
-        done = service.journal.write(by, lambda: plans.plan_declare(service.state, **declaration),
-                                     once_of(info))
+        done = journal_write(info, lambda: plans.plan_declare(service.state, **declaration))
         record = service.state.questions.unknown(done.result["unknown"])
         assert record is not None
         return Unknown.of(record)
@@ -213,7 +212,7 @@ class QuestionMutation:
                                      "without a new entry.")
     @user_errors
     def next_question(self, info: strawberry.Info[Any, Any], preferred: str | None = None,
-                      declare: UnknownInput | None = None, by: str = "anonymous") -> NextQuestion:
+                      declare: UnknownInput | None = None) -> NextQuestion:
         service = service_of(info)
         declaration = _declaration(declare) if declare is not None else None
         chosen: list[plans.NextQuestion] = []
@@ -225,7 +224,7 @@ class QuestionMutation:
             return chosen[0].draft
 
         try:
-            done = service.journal.write(by, plan, once_of(info))
+            done = journal_write(info, plan)
         except _NothingToAsk:
             return _next(chosen[0].selection, chosen[0].existing, False, None, None)
         planned = chosen[0]
@@ -239,11 +238,10 @@ class QuestionMutation:
                                      "(value; fact may name its s and r), recorded as a person-sourced fact.")
     @user_errors
     def answer_question(self, info: strawberry.Info[Any, Any], question: str, value: JSON | None = None,
-                        confirmed: bool | None = None, fact: JSON | None = None,
-                        by: str = "anonymous") -> AnswerOutcome:
+                        confirmed: bool | None = None, fact: JSON | None = None) -> AnswerOutcome:
         service = service_of(info)
-        done = service.journal.write(by, lambda: plans.plan_answer(
-            service.state, question, by=by, value=value, confirmed=confirmed, fact=fact), once_of(info))
+        done = journal_write(info, lambda: plans.plan_answer(
+            service.state, question, by=author_of(info), value=value, confirmed=confirmed, fact=fact))
         record = service.state.questions.question(done.result["question"])
         assert record is not None and record.answer is not None
         r = done.result

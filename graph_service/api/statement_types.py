@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import caught_up, once_of, service_of
+from graph_service.api.context import caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.errors import NotFound
 from graph_service.service import Service
@@ -123,11 +123,11 @@ class StatementMutation:
                                      "it. A model may add claims (extraClaims), never their stance or confidence.")
     @user_errors
     def say(self, info: strawberry.Info[Any, Any], text: str, speaker: str, tick: int, to: str | None = None,
-            extra_claims: list[str] | None = None, credibility: float = 1.0, by: str = "anonymous") -> SayResult:
+            extra_claims: list[str] | None = None, credibility: float = 1.0) -> SayResult:
         service = service_of(info)
         payload = {"text": text, "speaker": speaker, "tick": tick, "to": to, "extra_claims": extra_claims or [],
                    "credibility": credibility}
-        written = service.journal.write(by, lambda: service.state.statements.plan(OP_SAY, payload), once_of(info))
+        written = journal_write(info, lambda: service.state.statements.plan(OP_SAY, payload))
         observation = message_observation_id(written.entry.seq)
         return SayResult(seq=written.entry.seq, by=written.entry.by,
                          observation=Observation.of(observation_props(service, observation)),

@@ -6,7 +6,7 @@ from typing import Any
 
 import strawberry
 
-from graph_service.api.context import caught_up, once_of, service_of
+from graph_service.api.context import caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE
 
@@ -67,9 +67,9 @@ class TransferInput:
     magnitude: int
 
 
-def _stream_write(info: strawberry.Info[Any, Any], by: str, op: str, payload: dict[str, Any]) -> StreamWrite:
+def _stream_write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any]) -> StreamWrite:
     service = service_of(info)
-    written = service.journal.write(by, lambda: service.state.stream.plan(op, payload), once_of(info))
+    written = journal_write(info, lambda: service.state.stream.plan(op, payload))
     result = written.result
     return StreamWrite(seq=written.entry.seq, by=written.entry.by, observer=result["observer"],
                        rows=[StreamRow.of(r) for r in result["rows"]])
@@ -91,28 +91,26 @@ class StreamQuery:
 class StreamMutation:
     @strawberry.mutation(description="Declare an observer; a wordless one refuses statements (say).")
     @user_errors
-    def declare_observer(self, info: strawberry.Info[Any, Any], observer: str, wordless: bool = False,
-                         by: str = "anonymous") -> Observer:
+    def declare_observer(self, info: strawberry.Info[Any, Any], observer: str, wordless: bool = False) -> Observer:
         service = service_of(info)
         payload = {"observer": observer, "wordless": wordless}
-        written = service.journal.write(by, lambda: service.state.stream.plan(OP_DECLARE, payload),
-                                        once_of(info))
+        written = journal_write(info, lambda: service.state.stream.plan(OP_DECLARE, payload))
         return Observer(id=written.result["observer"], wordless=written.result["wordless"], seq=written.entry.seq)
 
     @strawberry.mutation(description="Append one row; its weight comes from the table unless given (1..10).")
     @user_errors
     def observe(self, info: strawberry.Info[Any, Any], observer: str, tick: int, kind: str, subject: str,
-                magnitude: int = 0, weight: int | None = None, by: str = "anonymous") -> StreamWrite:
+                magnitude: int = 0, weight: int | None = None) -> StreamWrite:
         payload = {"observer": observer, "tick": tick, "kind": kind, "subject": subject, "magnitude": magnitude,
                    "weight": weight}
-        return _stream_write(info, by, OP_OBSERVE, payload)
+        return _stream_write(info, OP_OBSERVE, payload)
 
     @strawberry.mutation(description="One boundary: a `seen` row for each subject coming into view (not for what "
                                      "stays in view), then the transfers.")
     @user_errors
     def presence(self, info: strawberry.Info[Any, Any], observer: str, tick: int, in_view: list[str],
-                 transfers: list[TransferInput] | None = None, by: str = "anonymous") -> StreamWrite:
+                 transfers: list[TransferInput] | None = None) -> StreamWrite:
         payload = {"observer": observer, "tick": tick, "in_view": in_view,
                    "transfers": [{"kind": t.kind, "subject": t.subject, "magnitude": t.magnitude}
                                  for t in transfers or []]}
-        return _stream_write(info, by, OP_PRESENCE, payload)
+        return _stream_write(info, OP_PRESENCE, payload)

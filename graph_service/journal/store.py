@@ -43,6 +43,8 @@ from graph_service.tlog.verifier import EntryError, canonical_bytes
 log = logging.getLogger(__name__)
 
 PAGE = 2_000
+# The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
+AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
 
 
@@ -276,12 +278,14 @@ class Journal:
         if rows or self.stored_head()["projected"] >= seq:
             self._projected = seq  # written now, or by another writer a moment before
 
-    def write(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None) -> WriteResult:
+    def write(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None,
+              role: str | None = None) -> WriteResult:
         """Plan against the current state, append one entry and apply it; retried when another writer won.
 
         `plan` raises UserError for bad input; then nothing is written. `once`: the request's
         Idempotency-Key; a key already stored writes nothing (AlreadyWritten, or KeyReused when it came
-        with another request), and one key covers one write.
+        with another request), and one key covers one write. `role`: the role `by` authenticated with,
+        recorded in the hashed entry as the payload's `AUTHOR_KEY` (the domains never read it).
         """
         if not isinstance(by, str) or not by.strip():
             raise UserError("by must name who writes", field="by")
@@ -295,6 +299,8 @@ class Journal:
                 if once is not None:
                     once.check_stored(self.stored_once(once.key))
                 draft = plan()
+                if role is not None:
+                    draft = Draft(draft.op, {**draft.payload, AUTHOR_KEY: {"role": role}})
                 payload_text = storable_payload(draft.payload, by)
                 if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
                     raise UserError(

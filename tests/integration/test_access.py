@@ -38,7 +38,7 @@ def head_seq(client: TestClient) -> int:
 
 
 def write_note(client: TestClient, text: str = "seed") -> None:
-    body = gql(client, 'mutation($t: String!) { note(text: $t, by: "test") { seq } }', variables={"t": text})
+    body = gql(client, 'mutation($t: String!) { note(text: $t) { seq } }', variables={"t": text})
     assert "errors" not in body, body
 
 

@@ -40,10 +40,10 @@ def confidence(prior: float, support: float, diversity: float, against: float = 
 WRITE = "seq op created evidence retractedEvidence refused pattern events { name detail } " \
         "changes { belief before { status confidence version } after { status confidence version } } " \
         "belief { id status confidence version pinned pinnedStatus }"
-CREATE = """mutation($p: String!, $k: String!, $s: String, $ev: [EvidenceInput!], $by: String!) {
-  createBelief(proposition: $p, epistemicKind: $k, subject: $s, evidence: $ev, by: $by) { %s } }""".replace("%s", WRITE)
+CREATE = """mutation($p: String!, $k: String!, $s: String, $ev: [EvidenceInput!]) {
+  createBelief(proposition: $p, epistemicKind: $k, subject: $s, evidence: $ev) { %s } }""".replace("%s", WRITE)
 ADD = """mutation($b: String!, $ev: EvidenceInput!) {
-  addEvidence(belief: $b, evidence: $ev, by: "ann") { %s } }""".replace("%s", WRITE)
+  addEvidence(belief: $b, evidence: $ev) { %s } }""".replace("%s", WRITE)
 BELIEF = """query($id: String!) { belief(id: $id) {
   id proposition subject epistemicKind status confidence prior version pinned
   evidence { id direction weight credibility value derivation family provenanceStatus rootKind rootIds
@@ -57,8 +57,8 @@ WALK = "id label depth via edge status summary confidence gone"
 
 
 def create(client: TestClient, proposition: str, *rows: dict[str, Any], kind: str = "claim",
-           subject: str | None = None, by: str = "ann") -> dict[str, Any]:
-    return data(client, CREATE, {"p": proposition, "k": kind, "s": subject, "ev": list(rows), "by": by})["createBelief"]
+           subject: str | None = None) -> dict[str, Any]:
+    return data(client, CREATE, {"p": proposition, "k": kind, "s": subject, "ev": list(rows)})["createBelief"]
 
 
 def belief(client: TestClient, belief_id: str) -> dict[str, Any]:
@@ -67,14 +67,14 @@ def belief(client: TestClient, belief_id: str) -> dict[str, Any]:
 
 def observe(client: TestClient, observer: str, tick: int, subject: str) -> str:
     row = data(client, """mutation($o: String!, $t: Int!, $s: String!) {
-      observe(observer: $o, tick: $t, kind: "seen", subject: $s, by: "cam") { rows { id } } }""",
+      observe(observer: $o, tick: $t, kind: "seen", subject: $s) { rows { id } } }""",
                {"o": observer, "t": tick, "s": subject})
     return row["observe"]["rows"][0]["id"]
 
 
 def test_a_belief_resting_on_an_observation_falls_when_the_observation_is_marked_inaccurate(
         client: TestClient) -> None:
-    data(client, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
+    data(client, 'mutation { declareObserver(observer: "cam") { id } }')
     obs = observe(client, "cam", 5, "door")
     made = create(client, "the door is open",
                   {"weight": 0.9, "family": "camera:cam", "rootKind": "observation", "rootIds": [obs]},
@@ -95,7 +95,7 @@ def test_a_belief_resting_on_an_observation_falls_when_the_observation_is_marked
         ("Belief", 2, made["evidence"][0], belief_id),
     ]
 
-    marked = data(client, """mutation($o: String!) { markInaccurate(rootId: $o, reason: "lens fogged", by: "op") {
+    marked = data(client, """mutation($o: String!) { markInaccurate(rootId: $o, reason: "lens fogged") {
       %s } }""".replace("%s", WRITE), {"o": obs})["markInaccurate"]
     assert marked["retractedEvidence"] == made["evidence"]
     assert marked["changes"] == [{
@@ -112,7 +112,7 @@ def test_a_belief_resting_on_an_observation_falls_when_the_observation_is_marked
     assert now["evidence"][0]["retracted"] is True
     assert now["evidence"][0]["retractReason"] == f"observation {obs} marked inaccurate"
     assert now["versions"][-1]["reason"] == f"evidence {made['evidence'][0]} retracted"
-    assert now["versions"][-1]["op"] == "belief.correct" and now["versions"][-1]["by"] == "op"
+    assert now["versions"][-1]["op"] == "belief.correct" and now["versions"][-1]["by"] == "anonymous"
     assert now["breakdown"]["notes"] == ["no live evidence: the prior stands"]
     assert now["families"][0]["rows"] == 1 and now["families"][0]["liveRows"] == 0
     observation = data(client, "query($id: String!) { observation(id: $id) { inaccurate inaccurateReason } }",
@@ -163,7 +163,7 @@ def test_evidence_added_and_retracted_appends_versions(client: TestClient) -> No
     added = data(client, ADD, {"b": b_id, "ev": {"weight": 0.7, "family": "tech", "derivation": "operator"}})
     assert added["addEvidence"]["belief"]["version"] == 2
     evidence_id = added["addEvidence"]["evidence"][0]
-    gone = data(client, """mutation($e: String!) { retractEvidence(evidence: $e, reason: "wrong pump", by: "ann") {
+    gone = data(client, """mutation($e: String!) { retractEvidence(evidence: $e, reason: "wrong pump") {
       %s } }""".replace("%s", WRITE), {"e": evidence_id})["retractEvidence"]
     assert gone["retractedEvidence"] == [evidence_id] and gone["belief"]["id"] == b_id
     b = belief(client, b_id)
@@ -190,7 +190,7 @@ def test_upstream_follows_beliefs_resting_on_beliefs_and_items(client: TestClien
     down = data(client, "query($id: String!) { beliefDependents(id: $id) { label id } }", {"id": base})
     assert down["beliefDependents"][-1] == {"label": "Belief", "id": derived["belief"]["id"]}
     # Rejecting the base retracts what rests on it.
-    data(client, 'mutation($b: String!) { correctBelief(belief: $b, reason: "gauge broken", by: "op") { seq } }',
+    data(client, 'mutation($b: String!) { correctBelief(belief: $b, reason: "gauge broken") { seq } }',
          {"b": base})
     after = belief(client, derived["belief"]["id"])
     assert after["evidence"][0]["retracted"] is True and after["confidence"] == pytest.approx(0.5)
@@ -232,35 +232,35 @@ def test_beliefs_filter_sort_and_page(client: TestClient) -> None:
 
 def test_operator_corrections(client: TestClient) -> None:
     wrong = create(client, "the alarm is false", {"weight": 0.9, "family": "panel"})["belief"]["id"]
-    correct = 'mutation($b: String!) { correctBelief(belief: $b, by: "op") { %s } }'.replace("%s", WRITE)
+    correct = 'mutation($b: String!) { correctBelief(belief: $b) { %s } }'.replace("%s", WRITE)
     corrected = data(client, correct, {"b": wrong})["correctBelief"]
     assert corrected["belief"]["status"] == "rejected" and corrected["belief"]["pinnedStatus"] == "rejected"
     assert "belief_retracted" in [e["name"] for e in corrected["events"]]
     assert len(belief(client, wrong)["versions"]) == 2  # history kept
 
-    dni = data(client, 'mutation { doNotInfer(proposition: "the moon is cheese", by: "op") { pattern } }')
+    dni = data(client, 'mutation { doNotInfer(proposition: "the moon is cheese") { pattern } }')
     assert dni["doNotInfer"]["pattern"]
     refused = create(client, "the moon is cheese")
     assert refused["refused"] is True and refused["op"] == "belief.refused" and refused["belief"] is None
 
-    pinned = data(client, 'mutation($b: String!) { pinBelief(belief: $b, status: "accepted", by: "op") { %s } }'
+    pinned = data(client, 'mutation($b: String!) { pinBelief(belief: $b, status: "accepted") { %s } }'
                  .replace("%s", WRITE), {"b": create(client, "the gate is shut")["belief"]["id"]})["pinBelief"]
     assert (pinned["belief"]["status"], pinned["belief"]["pinned"]) == ("accepted", True)
 
     # Same entity: beliefs about two subjects become comparable, and so contradict.
     a = create(client, "the truck is red", {"weight": 0.8, "family": "ann"}, subject="truck-1")["belief"]["id"]
     b = create(client, "the truck is not red", {"weight": 0.8, "family": "bob"}, subject="lorry-7")["belief"]["id"]
-    merged = data(client, """mutation { sameEntity(subject: "truck-1", other: "lorry-7", by: "op") {
+    merged = data(client, """mutation { sameEntity(subject: "truck-1", other: "lorry-7") {
       events { name } changes { belief } } }""")["sameEntity"]
     assert "contradiction_detected" in [e["name"] for e in merged["events"]]
     assert {c["belief"] for c in merged["changes"]} == {a, b}
     assert any(e["family"] == f"belief:{b}" for e in belief(client, a)["evidence"])
-    split = data(client, """mutation { differentEntity(subject: "truck-1", other: "lorry-7", by: "op") {
+    split = data(client, """mutation { differentEntity(subject: "truck-1", other: "lorry-7") {
       events { name } } }""")["differentEntity"]
     assert "contradiction_withdrawn" in [e["name"] for e in split["events"]]
     assert belief(client, a)["confidence"] == pytest.approx(confidence(0.5, 0.8, 0.6))
 
-    proposed = data(client, """mutation($a: String!, $b: String!) { proposeContradiction(a: $a, b: $b, by: "op") {
+    proposed = data(client, """mutation($a: String!, $b: String!) { proposeContradiction(a: $a, b: $b) {
       events { name } } }""", {"a": a, "b": b})["proposeContradiction"]
     assert proposed["events"][0]["name"] == "contradiction_detected"
     assert_verified(client)
@@ -289,13 +289,13 @@ def test_evidence_roots_must_exist(client: TestClient) -> None:
 
 
 def test_associate_proposes_a_hypothesis_with_alternatives(client: TestClient) -> None:
-    data(client, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
+    data(client, 'mutation { declareObserver(observer: "cam") { id } }')
     a, b, c = (observe(client, "cam", tick, subject) for tick, subject in ((1, "lights"), (2, "server"), (3, "logs")))
     cues = [{"id": a, "at": 1000, "summary": "the lights flickered"},
             {"id": b, "at": 2000, "summary": "the server rebooted"},
             {"id": c, "at": 2500, "summary": "can you check the logs", "question": True}]
-    made = data(client, """mutation($o: [AssociationCueInput!]!) { associate(observations: $o, windowMs: 5000,
-      by: "ann") { created belief { proposition epistemicKind status } events { name } } }""",
+    made = data(client, """mutation($o: [AssociationCueInput!]!) { associate(observations: $o, windowMs: 5000) {
+                   created belief { proposition epistemicKind status } events { name } } }""",
                 {"o": cues})["associate"]
     assert made["belief"]["proposition"] == "the lights flickered may have caused: the server rebooted"
     assert made["belief"]["epistemicKind"] == "hypothesis" and len(made["created"]) == 3
@@ -313,33 +313,32 @@ def test_real_timestamps_are_read_and_accepted(client: TestClient) -> None:
     versions = data(client, "query($b: String!) { belief(id: $b) { versions { at } } }",
                     {"b": made["belief"]["id"]})["belief"]["versions"]
     assert versions and all(abs(v["at"] - now) < 600_000 for v in versions)
-    data(client, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
+    data(client, 'mutation { declareObserver(observer: "cam") { id } }')
     a, b = (observe(client, "cam", tick, subject) for tick, subject in ((1, "lights"), (2, "server")))
     cues = [{"id": a, "at": now, "summary": "the lights flickered"},
             {"id": b, "at": now + 1_000, "summary": "the server rebooted"}]
     made = data(client, """mutation($o: [AssociationCueInput!]!, $w: Long!) { associate(observations: $o,
-      windowMs: $w, by: "ann") { belief { proposition } } }""", {"o": cues, "w": 3 * 2**31})["associate"]
+      windowMs: $w) { belief { proposition } } }""", {"o": cues, "w": 3 * 2**31})["associate"]
     assert made["belief"]["proposition"] == "the lights flickered may have caused: the server rebooted"
     refused = gql(client, """mutation($o: [AssociationCueInput!]!, $w: Long!) { associate(observations: $o,
-      windowMs: $w, by: "ann") { created } }""", {"o": cues, "w": 2**64})["errors"][0]
+      windowMs: $w) { created } }""", {"o": cues, "w": 2**64})["errors"][0]
     assert "64 bits" in refused["message"]
     assert_verified(client)
 
 
 BAD = [
-    (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 1.5}], "by": "a"}, "createBelief",
+    (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 1.5}]}, "createBelief",
      "evidence[0].weight must be within [0, 1], got 1.5", "BAD_USER_INPUT", "evidence[0].weight"),
-    (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 0.5, "credibility": -0.1}], "by": "a"}, "createBelief",
+    (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 0.5, "credibility": -0.1}]}, "createBelief",
      "evidence[0].credibility must be within [0, 1], got -0.1", "BAD_USER_INPUT", "evidence[0].credibility"),
-    (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 0.5, "derivation": "hunch"}], "by": "a"}, "createBelief",
+    (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 0.5, "derivation": "hunch"}]}, "createBelief",
      "evidence[0].derivation 'hunch' is unknown", "BAD_USER_INPUT", "evidence[0].derivation"),
-    (CREATE, {"p": "x", "k": "rumour", "by": "a"}, "createBelief",
+    (CREATE, {"p": "x", "k": "rumour"}, "createBelief",
      "epistemic_kind 'rumour' is unknown", "BAD_USER_INPUT", "epistemic_kind"),
-    (CREATE, {"p": " ", "k": "claim", "by": "a"}, "createBelief",
+    (CREATE, {"p": " ", "k": "claim"}, "createBelief",
      "proposition must be a non-empty string", "BAD_USER_INPUT", "proposition"),
-    (CREATE, {"p": "the sky is green", "k": "claim", "by": "a"}, "createBelief",
+    (CREATE, {"p": "the sky is green", "k": "claim"}, "createBelief",
      "already held as belief", "CONFLICT", "proposition"),
-    (CREATE, {"p": "x", "k": "claim", "by": " "}, "createBelief", "by must name who writes", "BAD_USER_INPUT", "by"),
     (ADD, {"b": "b999.1", "ev": {"weight": 0.5, "family": "f"}}, "addEvidence",
      "belief: no belief 'b999.1'", "NOT_FOUND", "belief"),
     (ADD, {"b": "b1.1", "ev": {"weight": 2.0, "family": "f"}}, "addEvidence",
@@ -414,7 +413,7 @@ def test_a_belief_resting_on_an_item_that_falls_with_another_is_exact(client: Te
     prints = data(client, "query($a: String!) { fingerprint { store beliefs } rebuild(skip: [$a]) { store beliefs } }",
                   {"a": a_id})
     assert prints["fingerprint"] == prints["rebuild"]
-    late = gql(client, CREATE, {"p": "b still holds", "k": "claim", "by": "ann",
+    late = gql(client, CREATE, {"p": "b still holds", "k": "claim",
                                 "ev": [{"weight": 0.5, "family": "bob", "rootKind": "item", "rootIds": [b_id]}]})
     assert late["errors"][0]["extensions"] == {"code": "CONFLICT", "field": "evidence[0].root_ids"}
     assert "is retracted" in late["errors"][0]["message"]

@@ -11,7 +11,7 @@ from graph_service.api.app import create_app
 from tests.backends import Backend
 from tests.integration.graphql_client import gql
 
-NOTE = "mutation($t: String!) { note(text: $t, by: \"ann\") { seq op by hash prev } }"
+NOTE = "mutation($t: String!) { note(text: $t) { seq op by hash prev } }"
 JOURNAL = """query($first: Int, $after: String) {
   journal(first: $first, after: $after) {
     edges { cursor node { seq op hash prev by at payload } }
@@ -23,7 +23,7 @@ JOURNAL = """query($first: Int, $after: String) {
 
 def test_note_then_journal_returns_the_entry(client: TestClient) -> None:
     note = gql(client, NOTE, {"t": "hello"})["data"]["note"]
-    assert note["seq"] == 1 and note["op"] == "note" and note["by"] == "ann"
+    assert note["seq"] == 1 and note["op"] == "note" and note["by"] == "anonymous"
     page = gql(client, JOURNAL)["data"]["journal"]
     node = page["edges"][0]["node"]
     assert node["hash"] == note["hash"] and node["payload"] == '{"text":"hello"}'

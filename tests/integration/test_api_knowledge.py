@@ -9,9 +9,9 @@ from starlette.testclient import TestClient
 
 from tests.integration.graphql_client import gql
 
-ADD = """mutation($i: ItemInput!) { addItem(item: $i, by: "ann") {
+ADD = """mutation($i: ItemInput!) { addItem(item: $i) {
   id status admission why seq changes { id before after } } }"""
-RETRACT = 'mutation($id: String!) { retractItem(id: $id, why: "wrong", by: "bob") { seq changes { id before after } } }'
+RETRACT = 'mutation($id: String!) { retractItem(id: $id, why: "wrong") { seq changes { id before after } } }'
 
 
 def add(client: TestClient, s: str, r: str, o: Any, source: str = "person", **extra: Any) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,22 +13,28 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from tests.backends import Backend
-from tests.integration.graphql_client import gql
 
-ADD = """mutation($i: ItemInput!) { addItem(item: $i, by: "ann") { id status } }"""
+ADD = """mutation($i: ItemInput!) { addItem(item: $i) { id status } }"""
 DECLARE = """mutation($s: String!, $t: String!, $f: String, $a: [String!], $d: [String!], $p: String, $id: String) {
-  declareUnknown(situation: $s, text: $t, factor: $f, affects: $a, decisions: $d, parent: $p, id: $id, by: "ann") {
+  declareUnknown(situation: $s, text: $t, factor: $f, affects: $a, decisions: $d, parent: $p, id: $id) {
     id factor declaredAt answered } }"""
 SCORE = "target targetKind dependents snapshots decisions materiality openedAt"
-NEXT = f"""mutation($p: String, $d: UnknownInput) {{ nextQuestion(preferred: $p, declare: $d, by: "agent") {{
+NEXT = f"""mutation($p: String, $d: UnknownInput) {{ nextQuestion(preferred: $p, declare: $d) {{
   id target targetKind text path preferred rejected asked askedAt declared seq
   score {{ {SCORE} }} ranking {{ {SCORE} }} }} }}"""
-ANSWER = """mutation($q: String!, $v: JSON, $c: Boolean) { answerQuestion(question: $q, value: $v, confirmed: $c,
-  by: "bob") { question target targetKind answer seq effect changes { id before after } added } }"""
+ANSWER = """mutation($q: String!, $v: JSON, $c: Boolean) { answerQuestion(question: $q, value: $v, confirmed: $c) {
+  question target targetKind answer seq effect changes { id before after } added } }"""
+
+# Who asks and who answers is who authenticated: ann declares and adds, the agent asks, bob answers.
+PRINCIPALS = {"t-ann": {"principal": "ann", "role": "admin"}, "t-agent": {"principal": "agent", "role": "writer"},
+              "t-bob": {"principal": "bob", "role": "operator"}}
+AS = {NEXT: "t-agent", ANSWER: "t-bob"}
 
 
 def open_client(backend: Backend) -> TestClient:
-    return TestClient(create_app(backend.settings()))
+    tokens = backend.data_dir.parent / "tokens.json"
+    tokens.write_text(json.dumps(PRINCIPALS))
+    return TestClient(create_app(replace(backend.settings(), tokens_file=tokens)))
 
 
 @pytest.fixture
@@ -34,6 +42,14 @@ def client(backend: Backend) -> Iterator[TestClient]:
     with open_client(backend) as c:
         yield c
         assert verified(c)  # every scenario leaves a graph equal to the journal's replay
+
+
+def gql(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body of a GraphQL POST as the principal the operation belongs to (ann by default)."""
+    headers = {"authorization": f"Bearer {AS.get(query, 't-ann')}"}
+    response = client.post("/graphql", json={"query": query, "variables": variables or {}}, headers=headers)
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
 def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:

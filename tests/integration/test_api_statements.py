@@ -35,7 +35,7 @@ def assert_verified(client: TestClient) -> None:
 ASSERTION = """id index claim proposition core actor speaker stance certainty modality negated reported quoted
   hypothetical sarcasm interpretationConfidence notes factual source direction weight evidence belief"""
 SAY = """mutation($text: String!, $speaker: String!, $tick: Int!, $to: String, $extra: [String!]) {
-  say(text: $text, speaker: $speaker, tick: $tick, to: $to, extraClaims: $extra, by: "gateway") {
+  say(text: $text, speaker: $speaker, tick: $tick, to: $to, extraClaims: $extra) {
     seq by observation { id kind text speaker tick to claims conversational inaccurate }
     assertions { %s } } }""".replace("%s", ASSERTION)
 BELIEF = """query($id: String!) { belief(id: $id) { id proposition epistemicKind status confidence
@@ -168,7 +168,7 @@ def test_a_negated_statement_contradicts_the_positive_belief(client: TestClient)
 def test_marking_a_message_inaccurate_retracts_what_it_said_and_keeps_the_assertions(client: TestClient) -> None:
     said = say(client, "The reactor is stable. Eve said that the pumps are fine.")
     obs = said["observation"]["id"]
-    data(client, 'mutation($o: String!) { markInaccurate(rootId: $o, by: "op") { seq } }', {"o": obs})
+    data(client, 'mutation($o: String!) { markInaccurate(rootId: $o) { seq } }', {"o": obs})
     for assertion in said["assertions"]:
         b = data(client, BELIEF, {"id": assertion["belief"]})["belief"]
         assert b["evidence"][0]["id"] == assertion["evidence"]
@@ -191,7 +191,7 @@ def test_extra_claims_are_read_by_the_interpreter(client: TestClient) -> None:
 
 
 def test_a_wordless_observer_refuses_statements_before_anything_is_written(client: TestClient) -> None:
-    data(client, 'mutation { declareObserver(observer: "browser-300", wordless: true, by: "ops") { id wordless } }')
+    data(client, 'mutation { declareObserver(observer: "browser-300", wordless: true) { id wordless } }')
     before = data(client, "{ head { seq hash } }")["head"]
     for variables, field in (({"to": "browser-300"}, "to"), ({"speaker": "browser-300"}, "speaker")):
         body = gql(client, SAY, {"text": "The server is down.", "speaker": "alice", "tick": 3, **variables})

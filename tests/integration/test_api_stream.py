@@ -28,14 +28,14 @@ def assert_verified(client: TestClient) -> None:
 
 
 PRESENCE = """mutation($tick: Int!, $view: [String!]!, $moved: [TransferInput!]) {
-  presence(observer: "browser-300", tick: $tick, inView: $view, transfers: $moved, by: "browser") {
+  presence(observer: "browser-300", tick: $tick, inView: $view, transfers: $moved) {
     seq observer rows { id tick kind subject magnitude weight first } } }"""
 RECALL = """query($now: Int!, $k: Int!) { recall(observer: "browser-300", now: $now, k: $k, halfLife: 50,
   wRecency: 1, wImportance: 1) { rank id kind subject tick magnitude weight age recency importance score } }"""
 
 
 def seed_stream(client: TestClient) -> list[dict[str, Any]]:
-    declared = data(client, """mutation { declareObserver(observer: "browser-300", wordless: true, by: "ops") {
+    declared = data(client, """mutation { declareObserver(observer: "browser-300", wordless: true) {
       id wordless seq } }""")["declareObserver"]
     assert declared == {"id": "browser-300", "wordless": True, "seq": 1}
     boundaries = [
@@ -90,9 +90,9 @@ def test_recall_at_tick_470_ranks_the_seed_rows(client: TestClient) -> None:
 
 
 def test_observe_weighs_rows_from_the_table_or_takes_a_given_weight(client: TestClient) -> None:
-    data(client, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
+    data(client, 'mutation { declareObserver(observer: "cam") { id } }')
     observe = """mutation($kind: String!, $subject: String!, $mag: Int!, $w: Int) {
-      observe(observer: "cam", tick: 3, kind: $kind, subject: $subject, magnitude: $mag, weight: $w, by: "cam") {
+      observe(observer: "cam", tick: 3, kind: $kind, subject: $subject, magnitude: $mag, weight: $w) {
         seq rows { id kind weight first } } }"""
     first = data(client, observe, {"kind": "seen", "subject": "door", "mag": 0})["observe"]
     again = data(client, observe, {"kind": "seen", "subject": "door", "mag": 0})["observe"]
@@ -136,8 +136,8 @@ BAD = [
 @pytest.mark.parametrize(("query", "message", "code", "field"), BAD, ids=[f"{b[3]}-{i}" for i, b in enumerate(BAD)])
 def test_bad_rows_are_refused_and_nothing_is_written(client: TestClient, query: str, message: str, code: str,
                                                      field: str) -> None:
-    data(client, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
-    data(client, 'mutation { presence(observer: "cam", tick: 5, inView: ["x"], by: "cam") { seq } }')
+    data(client, 'mutation { declareObserver(observer: "cam") { id } }')
+    data(client, 'mutation { presence(observer: "cam", tick: 5, inView: ["x"]) { seq } }')
     before = data(client, "{ head { seq hash } }")["head"]
     body = gql(client, query)
     assert body["data"] is None

@@ -69,7 +69,7 @@ def test_a_dead_embedded_server_is_restarted_and_health_says_so(tmp_path: Path) 
     from tests.integration.graphql_client import gql
 
     service = Service.open(Settings(data_dir=tmp_path / "data"))
-    note = 'mutation($t: String!) { note(text: $t, by: "ann") { seq } }'
+    note = 'mutation($t: String!) { note(text: $t) { seq } }'
     try:
         with TestClient(create_app(service=service)) as client:
             assert gql(client, note, {"t": "before"}) == {"data": {"note": {"seq": 1}}}

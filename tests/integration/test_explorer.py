@@ -94,11 +94,11 @@ def seed(base: str) -> dict[str, str]:
                         'source: "person"}) { id } }')["addItem"]["id"]
     derived = gql(base, 'mutation($p: String!) { addItem(item: {kind: "fact", body: {s: "pump", r: "risk", '
                         'o: "high"}, source: "outcome", derivedFrom: [$p]}) { id } }', {"p": premise})["addItem"]["id"]
-    gql(base, 'mutation { declareObserver(observer: "cam", by: "ops") { id } }')
-    seen = gql(base, 'mutation { observe(observer: "cam", tick: 1, kind: "seen", subject: "pump", by: "cam") '
+    gql(base, 'mutation { declareObserver(observer: "cam") { id } }')
+    seen = gql(base, 'mutation { observe(observer: "cam", tick: 1, kind: "seen", subject: "pump") '
                      '{ rows { id } } }')["observe"]["rows"][0]["id"]
     made = gql(base, """mutation($i: String!, $o: String!) { createBelief(proposition: "the pump will fail",
-      epistemicKind: "claim", by: "ann", evidence: [
+      epistemicKind: "claim", evidence: [
         {weight: 0.7, family: "ann", rootKind: "item", rootIds: [$i]},
         {weight: 0.5, family: "camera:cam", rootKind: "observation", rootIds: [$o]}]) { belief { id } } }""",
                {"i": derived, "o": seen})["createBelief"]["belief"]["id"]

@@ -174,8 +174,8 @@ class _Tracebacks(logging.Handler):
 
 
 SEED = [
-    ('mutation { note(text: "seeded", by: "fuzz") { seq } }', None),
-    ('mutation { declareObserver(observer: "cam", by: "fuzz") { id } }', None),
+    ('mutation { note(text: "seeded") { seq } }', None),
+    ('mutation { declareObserver(observer: "cam") { id } }', None),
     ('mutation { observe(observer: "cam", tick: 5, kind: "seen", subject: "door") { rows { id subject } } }', None),
     ("mutation($i: ItemInput!) { addItem(item: $i) { id } }",
      {"i": {"kind": "fact", "body": {"s": "door", "r": "colour", "o": "blue"}, "source": "person"}}),

@@ -18,7 +18,7 @@ from graph_service.config import Settings
 from graph_service.journal.store import Journal
 from tests.backends import Backend
 
-NOTE = 'mutation Write { note(text: "abuse", by: "test") { seq } }'
+NOTE = 'mutation Write { note(text: "abuse") { seq } }'
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from tests.backends import Backend
 from tests.integration.graphql_client import gql
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTE = 'mutation($t: String!) { note(text: $t, by: "ann") { seq hash } }'
+NOTE = 'mutation($t: String!) { note(text: $t) { seq hash } }'
 
 
 def unb64(text: str) -> bytes:

@@ -13,7 +13,7 @@ from tests.backends import Backend
 from tests.integration.test_explorer import gql, serve
 
 WRITES = 1_000
-NOTE = 'mutation($t: String!) { note(text: $t, by: "ann") { seq } }'
+NOTE = 'mutation($t: String!) { note(text: $t) { seq } }'
 
 
 @pytest.mark.neo4j

@@ -27,7 +27,7 @@ def client(backend: Backend, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestCl
 
 
 def write_note(client: TestClient, text: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
-    body = client.post("/graphql", json={"query": 'mutation($t: String!) { note(text: $t, by: "sub") { seq hash } }',
+    body = client.post("/graphql", json={"query": 'mutation($t: String!) { note(text: $t) { seq hash } }',
                                          "variables": {"t": text}}, headers=headers or {}).json()
     return body["data"]["note"]
 
@@ -57,7 +57,7 @@ def test_existing_then_new_entries_then_complete(client: TestClient) -> None:
         second, third = next_entry(ws), next_entry(ws)
         assert (second["seq"], third["seq"]) == (2, 3)
         assert third["hash"] == written[2]["hash"] and third["prev"] == second["hash"]
-        assert json.loads(third["payload"]) == {"text": "n3"} and third["op"] == "note" and third["by"] == "sub"
+        assert json.loads(third["payload"]) == {"text": "n3"} and third["op"] == "note" and third["by"] == "anonymous"
 
         fresh = write_note(client, "while subscribed")
         fourth = next_entry(ws)
