@@ -35,6 +35,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
+from graph_service.actors import actor_key
 from graph_service.config import Settings
 
 log = logging.getLogger(__name__)
@@ -91,10 +92,12 @@ def _principal(token: str, value: object) -> Principal:
         if set(value) != {"principal", "role"}:
             raise ValueError("expected {\"principal\": <name>, \"role\": <role>}")
         name = value["principal"]
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_PRINCIPAL_CHARACTERS \
+        if not isinstance(name, str) or not actor_key(name) or len(name) > MAX_PRINCIPAL_CHARACTERS \
                 or any(not c.isprintable() for c in name):
-            raise ValueError(f"a principal is a name of 1 to {MAX_PRINCIPAL_CHARACTERS} printable characters")
-        return Principal(name.strip(), Role.parse(value["role"]))
+            raise ValueError(f"a principal is a name of 1 to {MAX_PRINCIPAL_CHARACTERS} printable characters "
+                             "with a letter or digit")
+        # Spelt as every actor is (graph_service.actors): the principal "Ann" and the speaker "ann" are one.
+        return Principal(actor_key(name), Role.parse(value["role"]))
     return Principal(f"token-{_digest(token).hex()[:8]}", Role.parse(value))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from graph_service.actors import actor_key
 from graph_service.beliefs.change import Change
 from graph_service.beliefs.vocabulary import FOR, ORIGIN_STATEMENT
 from graph_service.projection import EdgeMerge
@@ -23,8 +24,9 @@ STATEMENT_KIND: Final = "claim"
 
 
 def actor_family(actor: str) -> str:
-    """The family of evidence an actor stands behind (the convention evidence rows use for actors)."""
-    return f"actor:{actor}"
+    """The family of evidence an actor stands behind (the convention evidence rows use for actors),
+    with the actor spelt one way (graph_service.actors): "Ann" and "ann" are one family."""
+    return f"actor:{actor_key(actor)}"
 
 
 def apply_statement_evidence(state: BeliefState, change: Change, specs: Iterable[Mapping[str, Any]]) -> None:

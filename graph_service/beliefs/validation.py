@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from graph_service.beliefs.from_statements import actor_family
 from graph_service.beliefs.vocabulary import (
     DERIVATIONS,
     DIRECTIONS,
@@ -101,7 +102,7 @@ def evidence_row(raw: Any, *, where: str = "") -> dict[str, Any]:
                 f"{where}root_ids: a legacy_unknown row has no known ancestry", field=where + "root_ids"
             )
     else:
-        family = text(raw, "family", where=where, optional=actor is not None) or f"actor:{actor}"
+        family = text(raw, "family", where=where, optional=actor is not None) or actor_family(actor)
     return {
         "direction": direction,
         "weight": weight,

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from graph_service.actors import actor_key
 from graph_service.errors import UserError
 from graph_service.statements import lexicon as lx
 from graph_service.statements.assertion import AssertionDraft, EvidenceSpec
@@ -118,7 +119,7 @@ def actor_id(who: str, relayer: str) -> str | None:
     """The actor a reporting phrase names, or None for an unnamed source.
 
     "Bob Smith" → "bob-smith"; "my boss" → "<relayer>/boss"; "the doctor" → "doctor";
-    first person ("I", "we") → the relayer themselves.
+    first person ("I", "we") → the relayer themselves. Names are spelt by graph_service.actors.
     """
     words = tokens(who)
     phrase = " ".join(words)
@@ -129,10 +130,10 @@ def actor_id(who: str, relayer: str) -> str | None:
     if words[0] in ("his", "her", "their", "your"):
         return None
     if words[0] in ("my", "our"):
-        return f"{relayer}/{'-'.join(words[1:])}"
+        return f"{relayer}/{actor_key(' '.join(words[1:]))}"
     if words[0] == "the":
         words = words[1:]
-    return "-".join(re.sub(r"[^a-z0-9-]", "", w) for w in words)
+    return actor_key(" ".join(words)) or None
 
 
 # ---- reading one clause --------------------------------------------------------------------------
@@ -428,14 +429,17 @@ def interpret(text: str, speaker: str, extra_claims: Iterable[Any] = ()) -> tupl
     check_text(text)
     if not isinstance(speaker, str) or not speaker.strip():
         raise UserError("speaker must be a non-empty string", field="speaker")
+    actor = actor_key(speaker)  # the speaker as a source: one spelling of them (graph_service.actors)
+    if not actor:
+        raise UserError("speaker must name someone (a letter or digit)", field="speaker")
     extras = extra_claim_texts(extra_claims)
     out: list[AssertionDraft] = []
     for claim in split_clauses(text):
-        out.append(_build(len(out), claim, speaker, _read(claim, speaker, 0), "message"))
+        out.append(_build(len(out), claim, speaker, _read(claim, actor, 0), "message"))
     message_words = tokens(text)
     known = {a.proposition for a in out}
     for claim, had_keys in extras:
-        reading = _read(claim, speaker, 0)
+        reading = _read(claim, actor, 0)
         proposition = proposition_of(reading.words or tokens(claim))
         if proposition in known:
             continue

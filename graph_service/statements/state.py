@@ -27,7 +27,7 @@ from graph_service.projection import Projection
 from graph_service.statements.assertion import ASSERTION_FIELDS, AssertionDraft
 from graph_service.statements.interpret import extra_claim_texts, interpret, is_conversational
 from graph_service.statements.lexicon import INTERPRETER_VERSION
-from graph_service.stream.rows import check_name, check_tick, observation_id
+from graph_service.stream.rows import check_actor, check_tick, observation_id
 from graph_service.stream.state import StreamState
 
 OP_SAY: Final = "statement.say"
@@ -101,9 +101,9 @@ class StatementState:
         `to` is the observer who heard it (optional); `credibility` is the trust the caller
         places in the source (0..1], passed through to every evidence spec.
         """
-        who = check_name(speaker, "speaker")
+        who = check_actor(speaker, "speaker")
         at = check_tick(tick)
-        hearer = None if to is None else check_name(to, "to")
+        hearer = None if to is None else check_actor(to, "to")
         if self.stream is not None:
             if hearer is not None:
                 self.stream.require_can_speak(hearer, field="to")
@@ -139,7 +139,7 @@ class StatementState:
         if entry.op != OP_SAY:
             raise UserError(f"statements do not apply {entry.op!r} entries", field="op")
         p = entry.payload
-        speaker = check_name(p.get("speaker"), "speaker")
+        speaker = check_actor(p.get("speaker"), "speaker")
         tick = check_tick(p.get("tick"))
         hearer = p.get("to")
         raw = p.get("assertions")

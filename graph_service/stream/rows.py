@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from graph_service.actors import actor_key
 from graph_service.errors import UserError
 from graph_service.stream.weights import DEFAULT_TABLE, MAX_WEIGHT, MIN_WEIGHT, WeightTable
 
@@ -69,6 +70,15 @@ def check_name(value: Any, field: str) -> str:
     return value
 
 
+def check_actor(value: Any, field: str) -> str:
+    """An observer's, speaker's or hearer's id: a name (as check_name) spelt as every actor is
+    (graph_service.actors), so "Ann" and "ann" are one; UserError for a name with no letter or digit."""
+    key = actor_key(check_name(value, field))
+    if not key:
+        raise UserError(f"{field} must name someone (a letter or digit)", field=field)
+    return key
+
+
 def check_tick(value: Any, field: str = "tick") -> int:
     if not _is_int(value):
         raise UserError(f"{field} must be an integer, got {value!r}", field=field)
@@ -115,7 +125,7 @@ def check_weight(value: Any, field: str = "weight") -> int:
 
 def check_observation(row: Observation, table: WeightTable = DEFAULT_TABLE) -> Observation:
     """Refuse a row that could not have been written (used on rows handed to recall and on replay)."""
-    check_name(row.observer, "observer")
+    check_actor(row.observer, "observer")
     check_tick(row.tick)
     check_kind(row.kind, table)
     check_subject(row.subject)
@@ -131,7 +141,7 @@ def observation_from_row(row: Mapping[str, Any], seq: int, slot: int, table: Wei
     kind = check_kind(row.get("kind"), table)
     obs = Observation(
         id=observation_id(seq, slot),
-        observer=check_name(row.get("observer"), "observer"),
+        observer=check_actor(row.get("observer"), "observer"),
         tick=check_tick(row.get("tick")),
         kind=kind,
         subject=check_subject(row.get("subject")),

@@ -34,9 +34,9 @@ from graph_service.stream.recall import (
 )
 from graph_service.stream.rows import (
     Observation,
+    check_actor,
     check_kind,
     check_magnitude,
-    check_name,
     check_subject,
     check_tick,
     check_weight,
@@ -117,8 +117,7 @@ class StreamState:
         w_importance: float = DEFAULT_W_IMPORTANCE,
     ) -> tuple[Recalled, ...]:
         """The observer's top k rows at tick `now` (see `recall.recall`)."""
-        self._known(observer)
-        rows = self.observations(observer)
+        rows = self.observations(self._known(observer))
         return recall(rows, now, k, half_life, w_recency, w_importance, table=self.table)
 
     # ---- planning (validates, never mutates) ---------------------------------------------------
@@ -150,7 +149,7 @@ class StreamState:
     def plan_declare(self, observer: Any, wordless: Any = False) -> Draft:
         """Declare an observer, optionally wordless. Declaring one twice is a Conflict; an observer
         first created by its own rows (when declaration is not required) may be declared once."""
-        name = check_name(observer, "observer")
+        name = check_actor(observer, "observer")
         if not isinstance(wordless, bool):
             raise UserError(f"wordless must be true or false, got {wordless!r}", field="wordless")
         found = self._observers.get(name)
@@ -200,13 +199,13 @@ class StreamState:
         return Draft(OP_PRESENCE, payload)
 
     def _known(self, observer: Any) -> str:
-        name = check_name(observer, "observer")
+        name = check_actor(observer, "observer")
         if name not in self._observers:
             raise NotFound(f"observer {name} is not declared", field="observer")
         return name
 
     def _writer(self, observer: Any) -> str:
-        name = check_name(observer, "observer")
+        name = check_actor(observer, "observer")
         if self.require_declared and name not in self._observers:
             raise NotFound(f"observer {name} is not declared", field="observer")
         return name
@@ -222,7 +221,7 @@ class StreamState:
         raise UserError(f"the stream does not apply {entry.op!r} entries", field="op")
 
     def _apply_declare(self, entry: Entry) -> Applied:
-        name = check_name(entry.payload.get("observer"), "observer")
+        name = check_actor(entry.payload.get("observer"), "observer")
         wordless = bool(entry.payload.get("wordless", False))
         self._observers[name] = Observer(name, wordless=wordless, declared=True)
         projection = Projection()
@@ -231,7 +230,7 @@ class StreamState:
 
     def _apply_rows(self, entry: Entry) -> Applied:
         payload = entry.payload
-        name = check_name(payload.get("observer"), "observer")
+        name = check_actor(payload.get("observer"), "observer")
         rows = payload.get("rows", [])
         if not isinstance(rows, list):
             raise UserError("rows must be a list", field="rows")

@@ -57,7 +57,7 @@ def test_entries_name_the_principal_and_record_its_role(client: TestClient) -> N
     post(client, 'mutation { note(text: "short form") { seq } }', "t-short")
     written = entries(client)
     assert [(e["by"], json.loads(e["payload"])[AUTHOR_KEY]) for e in written] == [
-        ("ann", {"role": "writer"}), ("Ops Team", {"role": "operator"}),
+        ("ann", {"role": "writer"}), ("ops-team", {"role": "operator"}),
         (f"token-{TokenTable.parse(json.dumps({'t-short': 'writer'}), 'x').popitem()[0].hex()[:8]}",
          {"role": "writer"}),
     ]
@@ -76,7 +76,7 @@ def test_the_author_reaches_what_the_domains_record(client: TestClient) -> None:
          {"b": belief_id})
     versions = post(client, 'query($b: String!) { belief(id: $b) { versions { op by } } }', "t-admin",
                     {"b": belief_id})["data"]["belief"]["versions"]
-    assert [(v["op"], v["by"]) for v in versions] == [("belief.create", "ann"), ("belief.correct", "Ops Team")]
+    assert [(v["op"], v["by"]) for v in versions] == [("belief.create", "ann"), ("belief.correct", "ops-team")]
     assert post(client, "{ verify { ok projectionOk } }", "t-admin")["data"]["verify"] == {"ok": True,
                                                                                            "projectionOk": True}
 
