@@ -63,10 +63,14 @@ MALFORMED = [
 
 @pytest.mark.parametrize(("what", "body", "status", "message"), MALFORMED, ids=[m[0] for m in MALFORMED])
 @pytest.mark.parametrize("accept", [None, GRAPHQL_RESPONSE_MEDIA])
+# With an Idempotency-Key (the IETF draft's header) too: a layer that reads keyed bodies must refuse the
+# same bodies the same way.
+@pytest.mark.parametrize("keyed", [False, True], ids=["", "keyed"])
 def test_a_malformed_body_is_a_4xx_with_a_graphql_error(client: TestClient, what: str, body: bytes, status: int,
-                                                        message: str, accept: str | None) -> None:
+                                                        message: str, accept: str | None, keyed: bool) -> None:
     before = head(client)
-    headers = {"content-type": "application/json", **({"accept": accept} if accept else {})}
+    headers = {"content-type": "application/json", **({"accept": accept} if accept else {}),
+               **({"idempotency-key": '"malformed-1"'} if keyed else {})}
     response = client.post("/graphql", content=body, headers=headers)
     assert response.status_code == status, response.text[:300]
     answer = response.json()
