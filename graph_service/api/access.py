@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -243,13 +243,17 @@ def _authorization(scope: Scope) -> str | None:
 class BearerAuth:
     """ASGI middleware: requests to the GraphQL endpoint need a valid bearer token (unless open).
 
-    A refused HTTP request or websocket handshake gets 401 with a JSON body and nothing runs.
+    A refused HTTP request or websocket handshake gets 401 with a JSON body and nothing runs. A request
+    `public` says yes to (a static page on a protected path) passes without a role, which AccessControl
+    refuses should it ever reach GraphQL.
     """
 
-    def __init__(self, app: ASGIApp, *, tokens: TokenTable, paths: frozenset[str] = PROTECTED_PATHS) -> None:
+    def __init__(self, app: ASGIApp, *, tokens: TokenTable, paths: frozenset[str] = PROTECTED_PATHS,
+                 public: Callable[[Scope], bool] | None = None) -> None:
         self.app = app
         self.tokens = tokens
         self.paths = paths
+        self.public = public
         if tokens.open:
             log.warning("no API tokens configured (GRAPH_SERVICE_TOKENS, %s): the API is open, "
                         "every request acts as admin and is journalled as anonymous", TOKENS_JSON_ENV)
@@ -261,6 +265,9 @@ class BearerAuth:
             await self.app(scope, receive, send)
             return
         principal = self.tokens.principal_for(_authorization(scope))
+        if principal is None and self.public is not None and self.public(scope):
+            await self.app(scope, receive, send)
+            return
         if principal is None:
             await self._refuse(scope, receive, send)
             return

@@ -13,30 +13,19 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
-from strawberry.asgi import GraphQL
 
-from graph_service.api.access import BearerAuth, TokenTable, role_of
+from graph_service.api.access import BearerAuth, TokenTable
 from graph_service.api.explorer import explorer_routes
+from graph_service.api.graphiql import graphiql_routes
 from graph_service.api.idempotency import IdempotencyKeys
 from graph_service.api.limits import BodySizeLimit
+from graph_service.api.over_http import ServiceGraphQL, is_graphiql_page
 from graph_service.api.schema import build_schema
 from graph_service.api.startup import BackgroundStart, StartingGate
 from graph_service.config import Settings
 from graph_service.service import Service
 
 log = logging.getLogger(__name__)
-
-
-class ServiceGraphQL(GraphQL):
-    """strawberry's ASGI view with the service in every request's context."""
-
-    def __init__(self, service_holder: dict[str, Service], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._holder = service_holder
-
-    async def get_context(self, request: Any, response: Any = None) -> dict[str, Any]:
-        return {"service": self._holder["service"], "request": request, "response": response,
-                "role": role_of(request)}
 
 
 def create_app(settings: Settings | None = None, service: Service | None = None, *,
@@ -110,9 +99,11 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         Route("/graphql", StartingGate(graphql, holder), methods=["GET", "POST"]),
         WebSocketRoute("/graphql", StartingGate(graphql, holder)),
         *explorer_routes(),
+        *graphiql_routes(),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(IdempotencyKeys, holder=holder)  # innermost: sees a body already held to its cap
     app.add_middleware(BodySizeLimit)  # inner: only requests that passed the gate are read
-    app.add_middleware(BearerAuth, tokens=TokenTable.load(settings))
+    # The GraphiQL page is static and needs no token (its requests to /graphql do).
+    app.add_middleware(BearerAuth, tokens=TokenTable.load(settings), public=is_graphiql_page)
     return app

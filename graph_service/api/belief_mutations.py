@@ -257,7 +257,7 @@ class BeliefMutation:
 
     @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
     @user_errors
-    def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: str | None,
+    def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: str | None = None,
                    reason: str | None = None) -> BeliefWrite:
         return _write(info, "belief.pin", {"belief": belief, "status": status, "reason": reason},
                       _named("belief"))

@@ -1,8 +1,9 @@
 """Transport limits in front of GraphQL: a cap on request bodies.
 
 The other limits live where they act: depth, alias and token limits are schema extensions
-(schema.py), page sizes are checked per field, mutations over GET are refused by strawberry's view
-(GET allows queries only), and introspection and GraphiQL follow Settings.
+(schema.py), argument nesting and string lengths too (input_limits.py), page sizes are checked per
+field, malformed bodies are refused by the view (over_http.py), mutations over GET are refused by
+strawberry's view (GET allows queries only), and introspection and GraphiQL follow Settings.
 """
 
 from __future__ import annotations

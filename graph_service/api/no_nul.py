@@ -42,12 +42,19 @@ def _unstorable_text(text: str) -> bool:
 
 
 def _holds_nul(value: object) -> bool:
-    if isinstance(value, str):
-        return _unstorable_text(value)
-    if isinstance(value, Mapping):
-        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_holds_nul(v) for v in value)
+    # Iterative: it walks variables before any depth limit has refused them (a recursive walk failed
+    # with "maximum recursion depth exceeded" on a variable nested a few hundred levels deep).
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, str):
+            if _unstorable_text(current):
+                return True
+        elif isinstance(current, Mapping):
+            stack.extend(current.keys())
+            stack.extend(current.values())
+        elif isinstance(current, list | tuple):
+            stack.extend(current)
     return False
 
 

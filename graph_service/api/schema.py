@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from typing import Any
+
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.extensions.disable_introspection import DisableIntrospection
 from strawberry.schema.config import StrawberryConfig
-from strawberry.types import ExecutionContext
+from strawberry.types import ExecutionContext, ExecutionResult
+from strawberry.types.graphql import OperationType
 from strawberry.utils.logging import StrawberryLogger
 
 from graph_service.api.access import AccessControl
 from graph_service.api.belief_mutations import BeliefMutation
 from graph_service.api.belief_types import BeliefQuery
 from graph_service.api.errors import should_mask_error
+from graph_service.api.input_limits import InputLimits
 from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
 from graph_service.api.log_types import LogQuery
 from graph_service.api.no_nul import NoNulCharacters
+from graph_service.api.operation_name import OperationNameRequired
 from graph_service.api.prov_types import ProvQuery
 from graph_service.api.question_types import QuestionMutation, QuestionQuery
 from graph_service.api.scalars import SCALARS
@@ -29,6 +36,8 @@ from graph_service.errors import UserError
 MAX_DEPTH = 12
 MAX_ALIASES = 30
 MAX_TOKENS = 2_000
+# graphql-core's "Did you mean 'head'?" names schema members: with introspection off it must not leak them.
+SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
 @strawberry.type
@@ -49,10 +58,28 @@ class Subscription(JournalSubscription):
 
 
 class ServiceSchema(strawberry.Schema):
-    """Logs only unexpected errors: a client's bad input is answered, not a server fault to log."""
+    """Logs only unexpected errors: a client's bad input is answered, not a server fault to log; with
+    introspection off, no error suggests a name; and a subscription is refused where it cannot stream."""
+
+    def __init__(self, *args: Any, hide_suggestions: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hide_suggestions = hide_suggestions
+
+    async def execute(self, query: str | None, variable_values: dict[str, Any] | None = None,
+                      context_value: Any | None = None, root_value: Any | None = None,
+                      operation_name: str | None = None,
+                      allowed_operation_types: Iterable[OperationType] | None = None,
+                      operation_extensions: dict[str, Any] | None = None) -> ExecutionResult:
+        # A subscription streams over graphql-transport-ws (schema.subscribe); executed once, as over
+        # POST, it has no stream to return and failed as an internal error.
+        allowed = set(allowed_operation_types or (OperationType.QUERY, OperationType.MUTATION))
+        return await super().execute(query, variable_values, context_value, root_value, operation_name,
+                                     allowed - {OperationType.SUBSCRIPTION}, operation_extensions)
 
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
         for error in errors:
+            if self.hide_suggestions:
+                error.message = SUGGESTION.sub("", error.message)
             if error.original_error is None or isinstance(error.original_error, (UserError, GraphQLError)):
                 continue
             StrawberryLogger.error(error, execution_context)
@@ -67,11 +94,13 @@ def build_schema(*, introspection: bool = True) -> strawberry.Schema:
         lambda: MaskErrors(should_mask_error=should_mask_error),
         AccessControl,
         NoNulCharacters,  # FalkorDB cannot hold U+0000: refused before anything is written
+        InputLimits,  # depth and length caps on every argument
+        OperationNameRequired,
     ]
     if not introspection:
         extensions.append(DisableIntrospection)
     return ServiceSchema(query=Query, mutation=Mutation, subscription=Subscription, extensions=extensions,
-                         config=StrawberryConfig(scalar_map=SCALARS))
+                         config=StrawberryConfig(scalar_map=SCALARS), hide_suggestions=not introspection)
 
 
 schema = build_schema()

@@ -129,11 +129,11 @@ def plan_flag(
     key: str | None = None,
 ) -> Draft:
     """Draft a drift / open-set flag over exactly one of: a scope pattern, item ids, or a key."""
+    if not isinstance(why, str) or not why.strip():
+        raise UserError("a flag needs a reason (why); it is empty or blank", field="why")
     given = [name for name, value in (("scope", scope), ("ids", ids), ("key", key)) if value is not None]
     if len(given) != 1:
         raise UserError("a flag covers exactly one of scope, ids or key", field="scope")
-    if not isinstance(why, str) or not why:
-        raise UserError("a flag needs a reason (why)", field="why")
     if ids is not None:
         if isinstance(ids, str) or not ids:
             raise UserError("ids must be a non-empty list of item ids", field="ids")
@@ -210,6 +210,11 @@ def plan_snapshot(
             raise UserError(f"unknown kind(s) {unknown or kinds!r}", field="kinds")
     if about is not None and not isinstance(about, str) and not all(isinstance(s, str) for s in about):
         raise UserError("about must be a subject or a list of subjects", field="about")
+    # A blank subject or relation matches nothing: a snapshot of it records an empty view as if asked for.
+    if about is not None and any(not s.strip() for s in ([about] if isinstance(about, str) else about)):
+        raise UserError("about must not hold an empty or blank subject", field="about")
+    if relation is not None and not relation.strip():
+        raise UserError("relation must not be empty or blank", field="relation")
     if scope is not None and not isinstance(scope, Mapping):
         raise UserError("scope must be an object", field="scope")
     return Draft(ops.SNAPSHOT, normalise_query(about, relation, dict(scope) if scope else None, kinds))

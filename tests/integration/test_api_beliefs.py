@@ -418,3 +418,13 @@ def test_a_belief_resting_on_an_item_that_falls_with_another_is_exact(client: Te
     assert late["errors"][0]["extensions"] == {"code": "CONFLICT", "field": "evidence[0].root_ids"}
     assert "is retracted" in late["errors"][0]["message"]
     assert_verified(client)
+
+
+def test_pin_belief_without_a_status_frees_the_pin(client: TestClient) -> None:
+    # Regression (issue 13): leaving out `status`, which the schema makes optional, was an internal error.
+    made = create(client, "the valve is open")["belief"]["id"]
+    data(client, 'mutation($b: String!) { pinBelief(belief: $b, status: "accepted") { seq } }', {"b": made})
+    freed = data(client, 'mutation($b: String!) { pinBelief(belief: $b) { %s } }'.replace("%s", WRITE),
+                 {"b": made})["pinBelief"]
+    assert freed["belief"]["pinned"] is False
+    assert_verified(client)

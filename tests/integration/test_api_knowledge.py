@@ -127,3 +127,19 @@ def test_redecide_splits_answer_changes_from_justification(client: TestClient) -
     assert fact_gone == {"answerChanges": [{"snapshot": snapshot["id"], "old": [["pump", "state", "ok"]], "new": []}],
                          "justificationOnly": []}
     assert gql(client, query, {"r": ["k-nope"]})["errors"][0]["extensions"]["field"] == "id"
+
+
+@pytest.mark.parametrize(("mutation", "field"), [
+    # Regression (issue 13): a blank reason was accepted as one.
+    ('mutation($i: [String!]) { raiseFlag(why: "   ", ids: $i) { id } }', "why"),
+    ('mutation($i: [String!]) { raiseFlag(why: "", ids: $i) { id } }', "why"),
+    # Found by the malformed-mutation sweep: a snapshot of a blank subject or relation was recorded.
+    ('mutation { takeSnapshot(about: ["door", "  "]) }', "about"),
+    ('mutation { takeSnapshot(relation: "") }', "relation"),
+])
+def test_blank_text_is_refused_and_writes_nothing(client: TestClient, mutation: str, field: str) -> None:
+    kept = add(client, "door", "colour", "blue")
+    error = gql(client, mutation, {"i": [kept["id"]]} if "$i" in mutation else None)["errors"][0]
+    assert "blank" in error["message"]
+    assert error["extensions"] == {"code": "BAD_USER_INPUT", "field": field}
+    assert head(client) == 1

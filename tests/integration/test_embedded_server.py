@@ -104,3 +104,33 @@ def test_a_server_that_dies_before_the_schema_set_up_is_restarted_by_it(tmp_path
         assert graph.restarts == 1 and journal.verify().ok
     finally:
         graph.close()
+
+
+def _aof_files(data: Path) -> dict[str, int]:
+    return {f.name: f.stat().st_size for f in (data / "appendonlydir").iterdir()}
+
+
+def test_a_clean_stop_compacts_the_append_only_file(tmp_path: Path) -> None:
+    """Every write is logged to the incremental file; a clean stop rewrites the log into one snapshot
+    (the base file), so the next start loads a snapshot instead of replaying every command."""
+    from graph_service.journal.notes import NoteDomain, plan_note
+    from graph_service.journal.store import Journal
+    from graph_service.storage.falkordb_adapter import FalkorDBGraph
+
+    data = tmp_path / "data"
+    graph = FalkorDBGraph.embedded(data)
+    journal = Journal(graph, [NoteDomain()]).open()
+    for i in range(300):
+        journal.write("ann", lambda i=i: plan_note(f"note {i}"))
+    logged = _aof_files(data)
+    assert sum(size for name, size in logged.items() if ".incr." in name) > 100_000, logged
+    graph.close()  # a clean stop
+    compacted = _aof_files(data)
+    assert all(size == 0 for name, size in compacted.items() if ".incr." in name), compacted
+    assert sum(size for name, size in compacted.items() if ".base." in name) > 0, compacted
+    again = FalkorDBGraph.embedded(data)
+    try:
+        reopened = Journal(again, [NoteDomain()]).open()
+        assert reopened.seq == 300 and reopened.verify().ok
+    finally:
+        again.close()
