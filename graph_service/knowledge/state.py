@@ -129,6 +129,10 @@ class KnowledgeState:
         rec = self.items.get(item_id)
         return (None, None) if rec is None else (rec.key, rec.value)
 
+    def values_on(self, key: str) -> set[str]:
+        """The values stored items (live or not) hold on this key."""
+        return {self.items[i].value for i in self.by_key.get(key, ())}
+
     def neighbours(self, item_id: str) -> list[str]:
         """Items whose state this one's can depend on or affect: premises both ways, key, supersedes."""
         rec = self.items.get(item_id)
