@@ -18,6 +18,7 @@ from graph_service.journal.chain import Entry, canonical_json
 from graph_service.knowledge import ops, queries
 from graph_service.knowledge.fingerprint import RunningFingerprint
 from graph_service.knowledge.gates import DEFAULT_GATES, Gate
+from graph_service.knowledge.impact import Impact, impact
 from graph_service.knowledge.incremental import Order, propagate, reference_evaluation, unit_of
 from graph_service.knowledge.items import content_id, key_of, value_of
 from graph_service.knowledge.records import Asserted, FlagRecord, ItemRecord, dispute_id, dispute_props
@@ -469,8 +470,14 @@ class KnowledgeState:
         return queries.upstream_of(self, list(ids))
 
     def dependents(self, ids: Iterable[str]) -> dict[str, int]:
-        """Items resting on `ids`, transitively, with depth."""
+        """Items resting on `ids` (derived from them), transitively, with depth; not everything
+        their retraction would change (see `impact`)."""
         return queries.dependents_of(self, list(ids))
+
+    def impact(self, ids: Iterable[str]) -> Impact:
+        """What retracting `ids` would change (every status and support, every key's disputes),
+        computed without writing anything: what a retraction of them then does."""
+        return impact(self, ids)
 
     def component(self, ids: Iterable[str]) -> set[str]:
         """The connected component(s) of `ids`: premise edges both ways, shared keys, supersedes."""

@@ -39,7 +39,7 @@ class Twin:
         self.ref = KnowledgeState(GATES, incremental=False)
         self.entries: list[Entry] = []
 
-    def write(self, draft: Draft) -> None:
+    def write(self, draft: Draft) -> Any:
         prev = self.entries[-1].hash if self.entries else GENESIS
         n = len(self.entries) + 1
         entry = seal(prev, n, draft.op, "p", 1_700_000_000_000 + n, draft.payload)
@@ -48,6 +48,7 @@ class Twin:
         assert got.result == want.result, (entry.seq, entry.op)
         assert got.projection == want.projection, (entry.seq, entry.op)
         self.check()
+        return got.result
 
     def check(self) -> None:
         verdicts, disputes, _ = reference_evaluation(self.inc)
@@ -241,3 +242,61 @@ def test_a_supersede_cycle_is_evaluated_whole() -> None:
     v2 = fact(t, "v2", premises=[v1], supersedes=v1)
     assert t.inc.order.tainted
     assert cost(t, lambda: fact(t, "leaf", premises=[v2]))[1] == 1
+
+
+# -- impact: what a retraction would change, asked before it is made ----------------------------------
+
+
+def verdicts_and_disputes(state: KnowledgeState) -> tuple[dict[str, Any], dict[str, Any]]:
+    return {i: rec.verdict for i, rec in state.items.items()}, dict(state.dispute_events)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.sampled_from([1, 3, 12]))
+def test_impact_is_what_the_retraction_then_does(data: st.DataObject, subjects: int) -> None:
+    t = Twin()
+    for _ in range(data.draw(st.integers(5, 40))):
+        step(t, data, subjects)
+        live = sorted(i for i, rec in t.inc.items.items() if rec.live())
+        if not live or not data.draw(st.booleans()):
+            continue
+        ids = data.draw(st.lists(st.sampled_from(live), min_size=1, max_size=2, unique=True))
+        rows, (verdicts, disputes) = t.inc.rows(), verdicts_and_disputes(t.inc)
+        predicted = t.inc.impact(ids)
+        assert t.inc.rows() == rows and verdicts_and_disputes(t.inc) == (verdicts, disputes)  # nothing written
+        assert t.ref.impact(ids) == predicted  # the whole-component way gives the same answer
+        reported = [t.write(planning.plan_retract(t.inc, item_id)) for item_id in ids]
+        after, after_disputes = verdicts_and_disputes(t.inc)
+        moved = {
+            i: (verdicts[i], after[i])
+            for i in sorted(verdicts)
+            if (verdicts[i].status, verdicts[i].support) != (after[i].status, after[i].support)
+        }
+        keys = sorted(set(disputes) | set(after_disputes))
+        changed = {k: (disputes.get(k, ()), after_disputes.get(k, ())) for k in keys
+                   if disputes.get(k, ()) != after_disputes.get(k, ())}
+        assert predicted.items == moved
+        assert predicted.disputes == changed
+        if len(ids) == 1:  # one retraction: the status changes it reports are the predicted ones
+            assert predicted.status_changes() == reported[0]
+
+
+def test_impact_reaches_what_does_not_rest_on_the_retracted_item() -> None:
+    # Issue 15: C refutes N; with C gone N stands again, N's dependent M displaces P, and L (resting
+    # on P) falls. Nothing rests on C, so `dependents` is empty; `impact` names all four.
+    t = Twin()
+    n = fact(t, "k1", 1)
+    c = fact(t, "k1", 2, source="outcome")
+    p = fact(t, "k2", 1)
+    lo = fact(t, "l", premises=[p])
+    m = fact(t, "k2", 2, source="outcome", premises=[n])
+    assert t.inc.dependents([c]) == {}
+    predicted = t.inc.impact([c])
+    assert predicted.status_changes() == {
+        c: ("active", "retracted"),
+        n: ("refuted", "active"),
+        m: ("retracted", "active"),
+        p: ("active", "refuted"),
+        lo: ("active", "retracted"),
+    }
+    assert t.write(planning.plan_retract(t.inc, c)) == predicted.status_changes()
