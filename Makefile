@@ -51,6 +51,7 @@ test: $(STAMP) node_modules/.installed neo4j-server browser
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.knowledge_retraction
 	$(BIN)/python -m benchmarks.log_proofs
+	$(BIN)/python -m benchmarks.knowledge_incremental
 
 schema: $(STAMP)
 	$(BIN)/python tools/export_schema.py

@@ -40,6 +40,10 @@ class GateView(Protocol):
         """The key and value of a stored item, (None, None) for one without a key or unknown."""
         ...
 
+    def values_on(self, key: str) -> set[str]:
+        """The values stored items (live or not) hold on this key."""
+        ...
+
 
 class Gate(Protocol):
     """A write gate: a name and a check."""
@@ -77,6 +81,10 @@ class ConsistencyGate:
         key = proposal.key
         if key is None or not proposal.derived_from:
             return Verdict(self.name, ADMIT, "nothing it rests on shares its key", {})
+        if not view.values_on(key) - {proposal.value}:
+            # No stored item holds another value on this key, so nothing it rests on can: the same
+            # verdict as the walk below, without walking a premise closure that may be the whole store.
+            return Verdict(self.name, ADMIT, "consistent with everything it rests on", {})
         for premise in view.premise_closure(proposal.derived_from):
             premise_key, premise_value = view.key_value(premise)
             if premise_key == key and premise_value != proposal.value:

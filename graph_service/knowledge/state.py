@@ -1,8 +1,10 @@
 """The knowledge store's state: a pure state machine over journal entries (the Domain protocol).
 
-`apply(entry)` updates the records and the indexes, re-evaluates only the connected component the
-entry touches (premise edges both ways, shared keys, supersedes) with the pure state rules, and
-returns what the graph must change. Writes cost O(that component), never O(store).
+`apply(entry)` updates the records and the indexes, re-evaluates what the entry's change can reach
+(incremental.py: the units it touches and, in dependency order, those reading a status or support
+that changed) with the pure state rules, and returns what the graph must change. A write costs the
+items whose verdicts it re-decides, not its component — except downstream of a cycle through keys
+or supersedes, where the whole component is evaluated as the definition (`evaluate`) orders it.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from graph_service.journal.chain import Entry, canonical_json
 from graph_service.knowledge import ops, queries
 from graph_service.knowledge.fingerprint import RunningFingerprint
 from graph_service.knowledge.gates import DEFAULT_GATES, Gate
+from graph_service.knowledge.impact import Impact, impact
+from graph_service.knowledge.incremental import Order, propagate, reference_evaluation, unit_of
 from graph_service.knowledge.items import content_id, key_of, value_of
 from graph_service.knowledge.records import Asserted, FlagRecord, ItemRecord, dispute_id, dispute_props
-from graph_service.knowledge.rules import DisputeEvent, LiveAssertion, Resolution, evaluate, stale_reasons
+from graph_service.knowledge.rules import DisputeEvent, LiveAssertion, Resolution, stale_reasons
 from graph_service.knowledge.snapshot import take_snapshot
 from graph_service.knowledge.walks import component
 from graph_service.projection import NodeUpsert, Projection
@@ -33,7 +37,12 @@ class KnowledgeState:
         self,
         gates: Iterable[Gate] = DEFAULT_GATES,
         reconfirm_defaults: Mapping[tuple[str, str], int | None] | None = None,
+        *,
+        incremental: bool = True,
     ) -> None:
+        # incremental=False evaluates every write's whole component: the reference the tests compare to.
+        self.incremental = incremental
+        self.order = Order()
         self.gates: tuple[Gate, ...] = tuple(gates)
         self.reconfirm_defaults = reconfirm_defaults
         self.items: dict[str, ItemRecord] = {}
@@ -121,6 +130,10 @@ class KnowledgeState:
         rec = self.items.get(item_id)
         return (None, None) if rec is None else (rec.key, rec.value)
 
+    def values_on(self, key: str) -> set[str]:
+        """The values stored items (live or not) hold on this key."""
+        return {self.items[i].value for i in self.by_key.get(key, ())}
+
     def neighbours(self, item_id: str) -> list[str]:
         """Items whose state this one's can depend on or affect: premises both ways, key, supersedes."""
         rec = self.items.get(item_id)
@@ -139,13 +152,26 @@ class KnowledgeState:
     # -- re-evaluation ---------------------------------------------------------------------------
 
     def _recompute(self, touched: Iterable[str], projection: Projection) -> StatusChanges:
-        """Re-evaluate the components of `touched`; project what changed; return status changes."""
-        members = [i for i in self.component_of(touched) if i in self.items]
-        facts = {i: self.items[i].facts(self.flags) for i in members}
-        keys = {self.items[i].key for i in members if self.items[i].key is not None}
-        verdicts, disputes = evaluate(facts, {k: self.resolutions.get(k, []) for k in keys}, self.clock)
+        """Re-evaluate what `touched` can affect; project what changed; return status changes.
+
+        The same verdicts, projections and dispute events as evaluating the whole components of
+        `touched` (`reference_evaluation`), which is what runs where incremental evaluation cannot
+        be trusted to equal it (downstream of a cycle).
+        """
+        ids = [i for i in touched if i in self.items]
+        outcome = None
+        if self.incremental:
+            outcome = propagate(self, self.order, {unit_of(self.items[i]) for i in ids})
+        if outcome is None:
+            verdicts, disputes, members = reference_evaluation(self, ids)
+            if self.incremental:
+                self.order.whole_evaluations += 1
+                self.order.reset(self, members)
+        else:
+            verdicts, disputes = outcome.verdicts, outcome.disputes
+            self.order.units_evaluated += outcome.units
         changes: StatusChanges = {}
-        for item_id in sorted(members):
+        for item_id in sorted(verdicts):
             rec = self.items[item_id]
             before = rec.status if rec.props is not None else None
             rec.verdict = verdicts[item_id]
@@ -156,8 +182,8 @@ class KnowledgeState:
                 rec.expiry_pushed = expires
                 heapq.heappush(self._expiry, (expires, item_id))
             self._materialise(rec, projection)
-        for key in sorted(keys):
-            self._project_disputes(key, disputes.get(key, ()), projection)
+        for key in sorted(disputes):
+            self._project_disputes(key, disputes[key], projection)
         return changes
 
     def _materialise(self, rec: ItemRecord, projection: Projection) -> None:
@@ -212,6 +238,7 @@ class KnowledgeState:
     def _add(self, entry: Entry) -> Applied:
         p = entry.payload
         rec = self._record_for(p, entry.seq)
+        was_live = bool(rec.live())
         premises = tuple(p.get("derived_from") or ())
         supersedes = p.get("supersedes")
         valid = p.get("valid")
@@ -238,6 +265,8 @@ class KnowledgeState:
         if supersedes:
             self.superseded_by.setdefault(supersedes, set()).add(rec.id)
             projection.edge("SUPERSEDES", "Item", rec.id, "Item", supersedes)
+        if self.incremental:
+            self.order.edges_of_assertion(self, rec, assertion, was_live)
         changes = self._recompute([rec.id], projection)
         result = {
             "id": rec.id,
@@ -441,8 +470,14 @@ class KnowledgeState:
         return queries.upstream_of(self, list(ids))
 
     def dependents(self, ids: Iterable[str]) -> dict[str, int]:
-        """Items resting on `ids`, transitively, with depth."""
+        """Items resting on `ids` (derived from them), transitively, with depth; not everything
+        their retraction would change (see `impact`)."""
         return queries.dependents_of(self, list(ids))
+
+    def impact(self, ids: Iterable[str]) -> Impact:
+        """What retracting `ids` would change (every status and support, every key's disputes),
+        computed without writing anything: what a retraction of them then does."""
+        return impact(self, ids)
 
     def component(self, ids: Iterable[str]) -> set[str]:
         """The connected component(s) of `ids`: premise edges both ways, shared keys, supersedes."""
