@@ -254,7 +254,8 @@ class KnowledgeQuery:
     def upstream(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
         return _walk(info, ids, ITEM_UPSTREAM)
 
-    @strawberry.field(description="What falls if the items go: everything derived from them, transitively.")
+    @strawberry.field(description="Everything derived from the items, transitively (their premises' dependents). "
+                                  "Not all that would change if they went: `impact` answers that.")
     @user_errors
     def dependents(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
         return _walk(info, ids, ITEM_DEPENDENTS)

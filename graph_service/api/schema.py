@@ -19,6 +19,7 @@ from graph_service.api.access import AccessControl
 from graph_service.api.belief_mutations import BeliefMutation
 from graph_service.api.belief_types import BeliefQuery
 from graph_service.api.errors import should_mask_error
+from graph_service.api.impact_types import ImpactQuery
 from graph_service.api.input_limits import InputLimits
 from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
@@ -41,7 +42,8 @@ SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
 @strawberry.type
-class Query(JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, BeliefQuery, StatementQuery, StreamQuery, QuestionQuery):
+class Query(JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, ImpactQuery, BeliefQuery, StatementQuery, StreamQuery,
+            QuestionQuery):
     pass
 
 
