@@ -42,6 +42,7 @@ from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.replay import rebuild
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.service import Service
+from graph_service.state import replay
 from graph_service.storage.falkordb_adapter import FalkorDBGraph
 
 # Component-size buckets of the report: (lowest, highest or None, label).
@@ -65,6 +66,7 @@ WINDOW = 8  # premises are chosen among this many most recent items of the clust
 P_DERIVED = 0.85  # an item after the first two rests on premises with this probability
 P_COMPETE = 0.15  # an item takes the key of an earlier item of its cluster, with another value
 P_CONFIRM = 0.05  # after an item, another source re-asserts an earlier item of the cluster
+BELIEF_EVERY = 10  # about one belief resting on items per this many items of a cluster
 FRESH_SOURCES = (("person", 0.7), ("spec", 0.15), ("outcome", 0.15))
 COMPETING_SOURCES = (("person", 0.45), ("outcome", 0.1), ("spec", 0.45))
 RATIO_BAR = 1.5
@@ -172,6 +174,8 @@ def synthesise(n: int, seed: int) -> Synthetic:
 
 # --- the reference: a pure replay of the journal, cluster by cluster ---------------------------------
 
+_KNOWLEDGE_OPS = KnowledgeState()  # asked only which operations are the knowledge store's
+
 
 def _sums_by_cluster(state: KnowledgeState, cluster_of: dict[str, int]) -> dict[int, tuple[int, int]]:
     """Per cluster, the (digest sum, count) its items add to the knowledge fingerprint."""
@@ -204,6 +208,8 @@ class ClusterReplay:
         self.sums = _sums_by_cluster(self.full, cluster_of)
 
     def append(self, entry: Entry) -> None:
+        if not _KNOWLEDGE_OPS.handles(entry.op):
+            return  # a belief's entry: no part of the knowledge fingerprint (the full checks cover beliefs)
         subject = subject_of(entry)
         if subject is None or subject not in self.cluster_of:
             raise RuntimeError(f"entry {entry.seq} ({entry.op}) is not about one synthetic item")
@@ -311,6 +317,7 @@ class StoreRun:
     graph_matches_state: bool | None = None
     rebuild_seconds: list[float] = field(default_factory=list)  # the per-cluster reference, per check
     full_checks: list[bool] = field(default_factory=list)  # literal rebuild(journal, skip={id}) checks
+    beliefs: int = 0  # beliefs resting on items (their exactness is in the full checks)
     full_rebuild_seconds: list[float] = field(default_factory=list)
     load_replay_ok: bool | None = None  # a full pure replay after the load equals the store
     query_seconds_by_name: dict[str, float] = field(default_factory=dict)
@@ -355,6 +362,8 @@ def measure_store(n: int, retractions: int, seed: int, check_every: int = 1, ful
             derived=syn.derived, premise_edges=syn.premise_edges, competing=syn.competing,
             confirming=syn.confirming, load_seconds=load_seconds, check_every=check_every,
         )
+        run.beliefs = svc.journal.write_batch(LOADER, _belief_plans(svc, syn, random.Random(seed + 2)),
+                                              batch_size=500)
         run.disputed_or_refuted = sum(1 for r in knowledge.items.values() if r.status in ("disputed", "refuted"))
         entries: list[Entry] = list(svc.journal.entries_after(0))
         if progress:
@@ -374,6 +383,24 @@ def measure_store(n: int, retractions: int, seed: int, check_every: int = 1, ful
         return run
     finally:
         graph.close()
+
+
+def _belief_plans(svc: Service, syn: Synthetic, rng: random.Random) -> Iterator[Callable[[], Draft]]:
+    """Beliefs whose evidence rests on items (about one per BELIEF_EVERY items, each with a row on a
+    random present item of one cluster and one on another item of it), so a retraction's exactness
+    is checked for beliefs too: a row goes with an item that falls, with it or after it."""
+    by_cluster: dict[int, list[str]] = {}
+    for item in syn.item_ids:
+        by_cluster.setdefault(syn.cluster_of[item], []).append(item)
+    for c, members in sorted(by_cluster.items()):
+        for b in range(max(1, len(members) // BELIEF_EVERY) if len(members) >= 2 else 0):
+            roots = rng.sample(members, 2)
+            if not all(svc.state.present("item", r) for r in roots):
+                continue
+            rows = [{"weight": round(rng.uniform(0.3, 0.9), 3), "family": f"f{c}-{k}", "root_kind": "item",
+                     "root_ids": [r]} for k, r in enumerate(roots)]
+            payload = {"proposition": f"cluster {c} claim {b}", "evidence": rows}
+            yield lambda payload=payload: svc.state.beliefs.plan("belief.create", payload)
 
 
 def _counted(plans: Iterator[Callable[[], Draft]], bar: Progress) -> Iterator[Callable[[], Draft]]:
@@ -407,7 +434,8 @@ def _retract_random(svc: Service, graph: TimedGraph, item_ids: list[str], count:
             run.rebuild_seconds.append(time.perf_counter() - r0)
         if k in full_at:
             r0 = time.perf_counter()
-            run.full_checks.append(knowledge.fingerprint() == rebuild(entries, skip={item}).fingerprint())
+            # The whole store's fingerprint, items and beliefs, against a literal replay without the item.
+            run.full_checks.append(svc.state.fingerprint() == replay(entries, skip=[item]).fingerprint())
             run.full_rebuild_seconds.append(time.perf_counter() - r0)
         run.samples.append(Sample(item, size, seconds, query_seconds, len(result.result or {}), exact))
         bar.update(k + 1)
@@ -462,7 +490,8 @@ def store_section(title: str, run: StoreRun) -> list[str]:
         + (" (every retraction)" if run.check_every == 1 else f" (every {run.check_every}th retraction)")
         + f": store fingerprint == pure replay of the journal without that item, replayed cluster by "
         f"cluster (p50 {_ms(percentile(run.rebuild_seconds, 50))} ms a check)",
-        f"  full rebuild(journal, skip={{id}}) == store: {sum(run.full_checks)}/{len(run.full_checks)}"
+        f"  full rebuild(journal, skip={{id}}) == store, items and {run.beliefs:,} beliefs: "
+        f"{sum(run.full_checks)}/{len(run.full_checks)}"
         + (f" ({len(run.full_checks)} sampled: one full replay of {run.entries:,}+ entries takes "
            f"{statistics.median(run.full_rebuild_seconds):.1f} s, too slow for every retraction)"
            if run.full_checks else " (none: a full replay per retraction is too slow at this size)")

@@ -28,6 +28,7 @@ def test_benchmark_small_run_is_exact_and_reports_every_field() -> None:
         assert run.checked and run.exact == len(run.checked)  # 100% exact
         assert run.full_checks and all(run.full_checks)
         assert run.load_replay_ok and run.verify_ok and run.graph_matches_state
+        assert run.beliefs > 0  # the full checks compare beliefs too
         assert all(s.seconds > 0 and s.component >= 1 for s in run.samples)
     assert len(small.checked) == 20 and len(big.checked) == 10
     for field in ("exact: 20/20", "exact: 10/10", "p50", "p95", "by component size", "verify", "ratio",
