@@ -409,7 +409,8 @@ COMMANDS: dict[str, tuple[Callable[[Settings, argparse.Namespace], int], str]] =
     "export": (_export, "write the journal as JSON lines, or the store (or one --node's derivation) as W3C PROV, "
                         "to --output or stdout; the journal format works on a format-1 store too"),
     "load": (_load, "append an exported journal (JSON lines) to this store, verbatim"),
-    "bench": (_bench, "run a benchmark by name (knowledge_retraction, log_proofs) with its own options"),
+    "bench": (_bench, "run a benchmark by name (a module of the benchmarks package: knowledge_retraction, "
+                      "knowledge_incremental, log_proofs, service_shape) with its own options"),
 }
 
 
