@@ -49,6 +49,7 @@ from graph_service.stream import OP_DECLARE, OP_OBSERVE
 
 ROOT = Path(__file__).resolve().parents[1]
 LOADER = "loader"
+VERIFY_TIMEOUT = 3_600.0  # seconds: a verify replays the whole journal
 
 
 # ---- the realistic mix -------------------------------------------------------------------------
@@ -157,10 +158,10 @@ def probe(url: str, timeout: float = 5) -> tuple[int, dict[str, Any]] | None:
         return None
 
 
-def post(base: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+def post(base: str, query: str, variables: dict[str, Any] | None = None, timeout: float = 120) -> dict[str, Any]:
     request = urllib.request.Request(f"{base}/graphql", data=json.dumps({"query": query, "variables": variables})
                                      .encode(), headers={"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=120) as answer:
+    with urllib.request.urlopen(request, timeout=timeout) as answer:
         return json.loads(answer.read())
 
 
@@ -360,7 +361,7 @@ def _verify_while_serving(fig: Figures, base: str) -> None:
 
     def verify() -> None:
         try:
-            answers.append(post(base, "{ verify { ok projectionOk } }"))
+            answers.append(post(base, "{ verify { ok projectionOk } }", timeout=VERIFY_TIMEOUT))
         finally:
             done.set()
 
