@@ -16,6 +16,7 @@ from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
+from graph_service.api.vocabularies import BeliefStatus, EpistemicKind, plain
 from graph_service.errors import NotFound, UserError
 from graph_service.service import Service
 from graph_service.storage.walks import walk
@@ -247,9 +248,9 @@ class BeliefOrder(Enum):
 
 @strawberry.input(description="Select beliefs; every field given must match.")
 class BeliefFilter:
-    status: str | None = None
+    status: BeliefStatus | None = None
     subject: str | None = None
-    kind: str | None = strawberry.field(default=None, description="The epistemic kind.")
+    kind: EpistemicKind | None = strawberry.field(default=None, description="The epistemic kind.")
 
 
 @strawberry.type(description="A node a belief walk reached: how far, from which node, through which edge.")
@@ -353,7 +354,7 @@ class BeliefQuery:
         after_key, after_id = decode_cursor(after)
         service = caught_up(info)
         wanted = filter or BeliefFilter()
-        params = {"status": wanted.status, "subject": wanted.subject, "kind": wanted.kind}
+        params = {"status": plain(wanted.status), "subject": wanted.subject, "kind": plain(wanted.kind)}
         rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
                                  {**params, "after_key": after_key, "after_id": after_id,
                                   "limit": size + 1})

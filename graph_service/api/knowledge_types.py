@@ -12,6 +12,7 @@ from graph_service.api.context import author_of, caught_up, journal_write, servi
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import page_size
 from graph_service.api.long_work import off_the_loop
+from graph_service.api.vocabularies import ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
@@ -135,9 +136,9 @@ class Fingerprints:
 
 @strawberry.input(description="A proposed item.")
 class ItemInput:
-    kind: str
+    kind: ItemKind
     body: JSON
-    source: str
+    source: ItemSource
     scope: JSON | None = None
     derived_from: list[str] | None = None
     supersedes: str | None = None
@@ -151,15 +152,22 @@ class ItemInput:
 @strawberry.input(description="Item filters; every one given must match.")
 class ItemFilter:
     ids: list[str] | None = None
-    kind: list[str] | None = None
-    status: list[str] | None = None
-    source: str | None = None
+    kind: list[ItemKind] | None = None
+    status: list[ItemStatus] | None = None
+    source: ItemSource | None = None
     by: str | None = None
     s: str | None = None
     r: str | None = None
     key: str | None = None
     scope: JSON | None = None
     stale: bool | None = None
+
+
+def _plain_filter(filter: ItemFilter) -> dict[str, Any]:
+    """The filter as the domain's find() takes it: vocabulary values as plain strings."""
+    given = strawberry.asdict(filter)
+    return {**given, "kind": plain_list(filter.kind), "status": plain_list(filter.status),
+            "source": plain(filter.source)}
 
 
 def change_list(result: Any) -> list[StatusChange]:
@@ -239,7 +247,7 @@ class KnowledgeQuery:
               first: int | None = None, after: str | None = None) -> ItemConnection:
         size = page_size(first)
         service = caught_up(info)
-        given = {k: v for k, v in strawberry.asdict(filter).items() if v is not None} if filter else {}
+        given = {k: v for k, v in _plain_filter(filter).items() if v is not None} if filter else {}
         assert set(given) <= set(FIND_FILTERS)
         if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
             raise UserError("filter.scope must be an object", field="scope")
@@ -267,10 +275,11 @@ class KnowledgeQuery:
     @strawberry.field(description="What a decision would be given now (nothing is recorded).")
     @user_errors
     def snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None, relation: str | None = None,
-                 scope: JSON | None = None, kinds: list[str] | None = None) -> JSON:
+                 scope: JSON | None = None, kinds: list[ItemKind] | None = None) -> JSON:
         service = caught_up(info)
-        planning.plan_snapshot(service.state.knowledge, about, relation, scope, kinds)  # validates only
-        return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=kinds)
+        names = plain_list(kinds)
+        planning.plan_snapshot(service.state.knowledge, about, relation, scope, names)  # validates only
+        return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=names)
 
     @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
                                   "The service cannot run a client's decision, so the answer it compares is the "
@@ -335,6 +344,7 @@ class KnowledgeMutation:
     @user_errors
     def add_item(self, info: strawberry.Info[Any, Any], item: ItemInput) -> AddOutcome:
         raw = {k: v for k, v in strawberry.asdict(item).items() if v is not None}
+        raw.update(kind=plain(item.kind), source=plain(item.source))
         done = _write(info, lambda k: planning.plan_add(k, raw, by=author_of(info)))
         r = done.result
         return AddOutcome(id=r["id"], status=r["status"], admission=r["admission"], why=r.get("why"),
@@ -398,6 +408,8 @@ class KnowledgeMutation:
     @strawberry.mutation(description="Record the snapshot a decision is given (facts, hints, fingerprint, query).")
     @user_errors
     def take_snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None,
-                      relation: str | None = None, scope: JSON | None = None, kinds: list[str] | None = None) -> JSON:
-        done = _write(info, lambda k: planning.plan_snapshot(k, about, relation, scope, kinds))
+                      relation: str | None = None, scope: JSON | None = None,
+                      kinds: list[ItemKind] | None = None) -> JSON:
+        names = plain_list(kinds)
+        done = _write(info, lambda k: planning.plan_snapshot(k, about, relation, scope, names))
         return {**done.result, "seq": done.entry.seq}

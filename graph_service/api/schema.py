@@ -31,6 +31,7 @@ from graph_service.api.scalars import SCALARS
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
+from graph_service.api.vocabularies import name_allowed_values
 from graph_service.errors import UserError
 
 MAX_DEPTH = 12
@@ -80,6 +81,8 @@ class ServiceSchema(strawberry.Schema):
         for error in errors:
             if self.hide_suggestions:
                 error.message = SUGGESTION.sub("", error.message)
+            else:  # the allowed values are the schema's to tell, like its suggestions
+                name_allowed_values(error, self._schema)
             if error.original_error is None or isinstance(error.original_error, (UserError, GraphQLError)):
                 continue
             StrawberryLogger.error(error, execution_context)
