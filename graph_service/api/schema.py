@@ -81,8 +81,8 @@ class ServiceSchema(strawberry.Schema):
         for error in errors:
             if self.hide_suggestions:
                 error.message = SUGGESTION.sub("", error.message)
-            else:  # the allowed values are the schema's to tell, like its suggestions
-                name_allowed_values(error, self._schema)
+            # The allowed values are schema members too: listed only where suggestions may name them.
+            name_allowed_values(error, self._schema, list_values=not self.hide_suggestions)
             if error.original_error is None or isinstance(error.original_error, (UserError, GraphQLError)):
                 continue
             StrawberryLogger.error(error, execution_context)

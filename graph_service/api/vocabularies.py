@@ -61,14 +61,14 @@ UNKNOWN_VALUE = re.compile(r"does not exist in '(?P<enum>\w+)' enum\.")
 VARIABLE_AT = re.compile(r"^Variable '\$(?P<name>\w+)' (?:has|got) invalid value(?: at (?P<at>[\w.\[\]]+))?")
 
 
-def name_allowed_values(error: GraphQLError, schema: GraphQLSchema) -> None:
+def name_allowed_values(error: GraphQLError, schema: GraphQLSchema, *, list_values: bool = True) -> None:
     """Make an unknown-enum-value error say what would do: the allowed values, a code, and (for a
     variable) where in it, as `ev[0].derivation`, like the `field` of the errors resolvers raise."""
     match = UNKNOWN_VALUE.search(error.message)
     if match is None or "Expected one of" in error.message:
         return
     enum = schema.get_type(match["enum"])
-    if isinstance(enum, GraphQLEnumType):
+    if list_values and isinstance(enum, GraphQLEnumType):
         allowed = ", ".join(enum.values)
         error.message = error.message[: match.end()] + f" Expected one of {allowed}." + error.message[match.end():]
     extensions = dict(error.extensions or {})

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from graph_service.api.app import create_app
 from graph_service.api.schema import schema
 from graph_service.beliefs import vocabulary
 from graph_service.beliefs.planning import INACCURATE_ROOTS, PINNABLE
@@ -101,3 +102,11 @@ def test_filters_take_the_enum_and_match(client: TestClient) -> None:
     beliefs = gql(client, "query($s: BeliefStatus) { a: beliefs(filter: {kind: claim}) { totalCount } "
                           "b: beliefs(filter: {status: $s}) { totalCount } }", {"s": "rejected"})["data"]
     assert beliefs == {"a": {"totalCount": 1}, "b": {"totalCount": 0}}
+
+
+def test_with_introspection_off_the_allowed_values_are_not_listed(backend: Any) -> None:
+    # Like "Did you mean", the values would name schema members that introspection hides.
+    with TestClient(create_app(backend.settings(introspection=False))) as c:
+        (error,) = gql(c, "{ items(filter: {status: [actve]}) { totalCount } }")["errors"]
+    assert "Expected one of" not in error["message"] and "active" not in error["message"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
