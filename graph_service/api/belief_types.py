@@ -14,6 +14,7 @@ import strawberry
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
+from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
 from graph_service.api.vocabularies import BeliefStatus, EpistemicKind, plain
@@ -80,8 +81,8 @@ class EvidenceRoot:
 
 
 @strawberry.type(description="One piece of evidence bearing on one belief.")
-class Evidence:
-    id: str
+class Evidence(Node):
+    id: strawberry.ID
     belief: str
     direction: str
     weight: float
@@ -162,8 +163,8 @@ class BeliefAssertion:
 
 
 @strawberry.type(description="A proposition held with an evidence-derived confidence and a status.")
-class Belief:
-    id: str
+class Belief(Node):
+    id: strawberry.ID
     proposition: str
     subject: str | None
     entity: str | None
@@ -339,9 +340,10 @@ def decode_cursor(cursor: str | None) -> tuple[int | None, str | None]:
 
 @strawberry.type
 class BeliefQuery:
-    @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions.")
+    @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions."
+                                  " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def belief(self, info: strawberry.Info[Any, Any], id: str) -> Belief:
+    def belief(self, info: strawberry.Info[Any, Any], id: str) -> Belief | None:
         service = caught_up(info)
         return Belief.of(belief_props(service, id))
 

@@ -10,8 +10,9 @@ from strawberry.scalars import JSON
 
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.journal_types import page_size
+from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.long_work import off_the_loop
+from graph_service.api.node import Node
 from graph_service.api.vocabularies import ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import canonical_json
@@ -26,8 +27,8 @@ MAX_WALK_START = 100
 
 
 @strawberry.type(description="A knowledge item: a fact, rule, skill, action or episode, with its state.")
-class Item:
-    id: str
+class Item(Node):
+    id: strawberry.ID
     kind: str
     s: str | None
     r: str | None
@@ -62,7 +63,7 @@ class Item:
             return json.loads(props[name]) if isinstance(props.get(name), str) else props.get(name)
 
         return cls(
-            id=props["id"], kind=props["kind"], s=props.get("s"), r=props.get("r"), o=props.get("o"),
+            id=strawberry.ID(props["id"]), kind=props["kind"], s=props.get("s"), r=props.get("r"), o=props.get("o"),
             body=parsed("body"), scope=parsed("scope"), key=props.get("key"), summary=props.get("summary", ""),
             source=props["source"], by=props["by"], status=props["status"], rank=props["rank"],
             support=[str(s) for s in props.get("support") or []], valid_since=props.get("valid_since"),
@@ -84,9 +85,11 @@ class ItemEdge:
 @strawberry.type
 class ItemConnection:
     edges: list[ItemEdge]
-    has_next_page: bool
-    end_cursor: str | None
-    total_count: int
+    page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
+    total_count: int = strawberry.field(description="How many items match, across every page.")
+    # Kept from before items was a Relay connection, for the clients that read them.
+    has_next_page: bool = strawberry.field(deprecation_reason="Use pageInfo.hasNextPage.")
+    end_cursor: str | None = strawberry.field(deprecation_reason="Use pageInfo.endCursor.")
 
 
 @strawberry.type(description="A node a walk reached: its depth and the node and edge it was reached through.")
@@ -180,6 +183,11 @@ def _item(service: Service, props: dict[str, Any]) -> Item:
     return Item.of(props, service.state.knowledge.stale_reasons(props["id"]))
 
 
+def item_node(service: Service, item_id: str) -> Item:
+    """The item with this id, as the API shows it (NotFound if there is none)."""
+    return _item(service, _props(service, item_id))
+
+
 def _props(service: Service, item_id: str) -> dict[str, Any]:
     rec = service.state.knowledge.items.get(item_id)
     if rec is None:
@@ -235,9 +243,10 @@ def given_facts(snapshot: dict[str, Any]) -> list[Any]:
 
 @strawberry.type
 class KnowledgeQuery:
-    @strawberry.field(description="One item by id.")
+    @strawberry.field(description="One item by id."
+                                  " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def item(self, info: strawberry.Info[Any, Any], id: str) -> Item:
+    def item(self, info: strawberry.Info[Any, Any], id: str) -> Item | None:
         service = caught_up(info)
         return _item(service, _props(service, id))
 
@@ -253,9 +262,13 @@ class KnowledgeQuery:
             raise UserError("filter.scope must be an object", field="scope")
         found = [r for r in service.state.knowledge.find(**given) if after is None or r["id"] > after]
         page = found[:size]
-        return ItemConnection(edges=[ItemEdge(cursor=r["id"], node=_item(service, r)) for r in page],
-                              has_next_page=len(found) > size, end_cursor=page[-1]["id"] if page else None,
-                              total_count=len(found))
+        edges = [ItemEdge(cursor=r["id"], node=_item(service, r)) for r in page]
+        start, end = (edges[0].cursor, edges[-1].cursor) if edges else (None, None)
+        every = len(found) if after is None else len(service.state.knowledge.find(**given))
+        return ItemConnection(edges=edges,
+                              page_info=PageInfo(has_next_page=len(found) > size, has_previous_page=every > len(found),
+                                                 start_cursor=start, end_cursor=end),
+                              total_count=every, has_next_page=len(found) > size, end_cursor=end)
 
     @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
     @user_errors

@@ -24,6 +24,7 @@ from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
 from graph_service.api.log_types import LogQuery
 from graph_service.api.no_nul import NoNulCharacters
+from graph_service.api.node_query import NodeQuery
 from graph_service.api.operation_name import OperationNameRequired
 from graph_service.api.prov_types import ProvQuery
 from graph_service.api.question_types import QuestionMutation, QuestionQuery
@@ -42,7 +43,8 @@ SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
 @strawberry.type
-class Query(JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, BeliefQuery, StatementQuery, StreamQuery, QuestionQuery):
+class Query(NodeQuery, JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, BeliefQuery, StatementQuery, StreamQuery,
+            QuestionQuery):
     pass
 
 
