@@ -228,13 +228,13 @@ class Belief(Node):
         ]
 
 
-@strawberry.type
+@strawberry.type(description="One belief of a page and the cursor to resume after it.")
 class BeliefEdge:
     cursor: str
     node: Belief
 
 
-@strawberry.type
+@strawberry.type(description="A page of beliefs by confidence, with where it ends and how many match.")
 class BeliefConnection:
     edges: list[BeliefEdge]
     page_info: PageInfo

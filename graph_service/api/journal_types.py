@@ -67,13 +67,13 @@ class JournalEntry(Node):
                    hash=entry.hash, prev=entry.prev, payload=canonical_json(entry.payload))
 
 
-@strawberry.type
+@strawberry.type(description="One journal entry of a page and the cursor to resume after it.")
 class JournalEdge:
     cursor: str
     node: JournalEntry
 
 
-@strawberry.type
+@strawberry.type(description="Where a page of a connection starts and ends, and whether there is more.")
 class PageInfo:
     has_next_page: bool
     has_previous_page: bool
@@ -81,7 +81,7 @@ class PageInfo:
     end_cursor: str | None
 
 
-@strawberry.type
+@strawberry.type(description="A page of journal entries in order, and how many there are in all.")
 class JournalConnection:
     edges: list[JournalEdge]
     page_info: PageInfo

@@ -76,13 +76,13 @@ class Item(Node):
         )
 
 
-@strawberry.type
+@strawberry.type(description="One item of a page and the cursor to resume after it.")
 class ItemEdge:
     cursor: str
     node: Item
 
 
-@strawberry.type
+@strawberry.type(description="A page of items by id, with where it ends and how many match in all.")
 class ItemConnection:
     edges: list[ItemEdge]
     page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
@@ -118,7 +118,7 @@ class AddOutcome:
     changes: list[StatusChange]
 
 
-@strawberry.type
+@strawberry.type(description="What a knowledge write did: its journal position and the status changes.")
 class WriteOutcome:
     seq: int = strawberry.field(description="The journal position of the write.")
     changes: list[StatusChange]

@@ -42,20 +42,21 @@ MAX_TOKENS = 2_000
 SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
-@strawberry.type
+@strawberry.type(description="Reads: the journal and its proofs, knowledge items, beliefs, statements, "
+                              "stream rows and questions, and any node by id.")
 class Query(NodeQuery, JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, BeliefQuery, StatementQuery, StreamQuery,
             QuestionQuery):
     pass
 
 
-@strawberry.type
+@strawberry.type(description="Writes: each one journal entry, authored by the authenticated principal.")
 class Mutation(
     JournalMutation, KnowledgeMutation, BeliefMutation, StatementMutation, StreamMutation, QuestionMutation
 ):
     pass
 
 
-@strawberry.type
+@strawberry.type(description="Streams over graphql-transport-ws.")
 class Subscription(JournalSubscription):
     pass
 
