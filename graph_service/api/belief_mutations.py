@@ -106,18 +106,21 @@ def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],
 
 @strawberry.input(description="One evidence row. weight and credibility are within [0, 1].")
 class EvidenceInput:
-    weight: float
-    direction: EvidenceDirection = EvidenceDirection["for"]
-    credibility: float | None = None
+    weight: float = strawberry.field(description="How strongly it bears, within [0, 1].")
+    direction: EvidenceDirection = strawberry.field(default=EvidenceDirection["for"],
+                                                    description="Whether it supports or opposes.")
+    credibility: float | None = strawberry.field(default=None, description="How far its source is trusted, "
+                                                                           "within [0, 1].")
     derivation: Derivation | None = strawberry.field(default=None, description="direct when omitted.")
     family: str | None = strawberry.field(default=None, description="The independent source; actor:<actor> "
                                                                     "when only an actor is given.")
-    actor: str | None = None
+    actor: str | None = strawberry.field(default=None, description="Who stands behind it.")
     source: str | None = strawberry.field(default=None, description="The family of a legacy_unknown row.")
-    provenance_status: ProvenanceStatus | None = None
-    root_kind: RootKind | None = None
-    root_ids: list[str] | None = None
-    note: str | None = None
+    provenance_status: ProvenanceStatus | None = strawberry.field(default=None, description="recorded when "
+                                                                                            "omitted.")
+    root_kind: RootKind | None = strawberry.field(default=None, description="What it rests on.")
+    root_ids: list[str] | None = strawberry.field(default=None, description="The nodes it rests on.")
+    note: str | None = strawberry.field(default=None, description="Free text kept with it.")
 
     def as_payload(self) -> dict[str, Any]:
         raw = {"weight": self.weight, "direction": plain(self.direction), "credibility": self.credibility,

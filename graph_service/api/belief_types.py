@@ -249,8 +249,8 @@ class BeliefOrder(Enum):
 
 @strawberry.input(description="Select beliefs; every field given must match.")
 class BeliefFilter:
-    status: BeliefStatus | None = None
-    subject: str | None = None
+    status: BeliefStatus | None = strawberry.field(default=None, description="This status.")
+    subject: str | None = strawberry.field(default=None, description="About this subject.")
     kind: EpistemicKind | None = strawberry.field(default=None, description="The epistemic kind.")
 
 

@@ -139,31 +139,34 @@ class Fingerprints:
 
 @strawberry.input(description="A proposed item.")
 class ItemInput:
-    kind: ItemKind
-    body: JSON
-    source: ItemSource
-    scope: JSON | None = None
-    derived_from: list[str] | None = None
-    supersedes: str | None = None
-    reconfirm_after: int | None = None
+    kind: ItemKind = strawberry.field(description="What it is.")
+    body: JSON = strawberry.field(description="Its content; a fact's is an object with s, r and o.")
+    source: ItemSource = strawberry.field(description="Where it came from; verified needs `of`.")
+    scope: JSON | None = strawberry.field(default=None, description="Where it holds, an object.")
+    derived_from: list[str] | None = strawberry.field(default=None, description="The items it rests on (premises).")
+    supersedes: str | None = strawberry.field(default=None, description="The item it replaces.")
+    reconfirm_after: int | None = strawberry.field(default=None, description="Clock units until it needs "
+                                                                             "re-confirmation; default by kind "
+                                                                             "and source.")
     valid: list[JSON] | None = None
     level: str | None = None
-    of: str | None = None
+    of: str | None = strawberry.field(default=None, description="For a verified item: the stored decision it is.")
     evidence: JSON | None = None
 
 
 @strawberry.input(description="Item filters; every one given must match.")
 class ItemFilter:
-    ids: list[str] | None = None
-    kind: list[ItemKind] | None = None
-    status: list[ItemStatus] | None = None
-    source: ItemSource | None = None
-    by: str | None = None
-    s: str | None = None
-    r: str | None = None
-    key: str | None = None
-    scope: JSON | None = None
-    stale: bool | None = None
+    ids: list[str] | None = strawberry.field(default=None, description="Only these items.")
+    kind: list[ItemKind] | None = strawberry.field(default=None, description="Any of these kinds.")
+    status: list[ItemStatus] | None = strawberry.field(default=None, description="Any of these statuses.")
+    source: ItemSource | None = strawberry.field(default=None, description="This source.")
+    by: str | None = strawberry.field(default=None, description="Written by this principal.")
+    s: str | None = strawberry.field(default=None, description="A fact's subject.")
+    r: str | None = strawberry.field(default=None, description="A fact's relation.")
+    key: str | None = strawberry.field(default=None, description="On this key.")
+    scope: JSON | None = strawberry.field(default=None, description="A pattern object, matched key by key.")
+    stale: bool | None = strawberry.field(default=None, description="Only items that need (true) or do not need "
+                                                                    "(false) re-confirmation.")
 
 
 def _plain_filter(filter: ItemFilter) -> dict[str, Any]:

@@ -131,12 +131,12 @@ class AnswerOutcome:
 
 @strawberry.input(description="An unresolved question inside a situation, and what it bears on.")
 class UnknownInput:
-    situation: str
-    text: str
-    factor: str | None = None
-    affects: list[str] | None = None
-    decisions: list[str] | None = None
-    parent: str | None = None
+    situation: str = strawberry.field(description="The situation it arises in.")
+    text: str = strawberry.field(description="The question, as a person would be asked it.")
+    factor: str | None = strawberry.field(default=None, description="What is not known.")
+    affects: list[str] | None = strawberry.field(default=None, description="Item ids it bears on.")
+    decisions: list[str] | None = strawberry.field(default=None, description="Decision snapshot ids it bears on.")
+    parent: str | None = strawberry.field(default=None, description="The decision or unknown it is a factor of.")
     id: str | None = strawberry.field(default=None, description="Default: derived from situation, factor and text.")
 
 
