@@ -11,6 +11,16 @@ from graph_service.api.belief_types import Belief, belief_props
 from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.scalars import Long
+from graph_service.api.vocabularies import (
+    Derivation,
+    EpistemicKind,
+    EvidenceDirection,
+    InaccurateRootKind,
+    PinnableStatus,
+    ProvenanceStatus,
+    RootKind,
+    plain,
+)
 from graph_service.domain import Draft
 from graph_service.errors import UserError
 from graph_service.journal.chain import canonical_json
@@ -96,26 +106,27 @@ def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],
 
 @strawberry.input(description="One evidence row. weight and credibility are within [0, 1].")
 class EvidenceInput:
-    weight: float
-    direction: str = "for"
-    credibility: float | None = None
-    derivation: str | None = strawberry.field(
-        default=None, description="direct, assertion, operator, external, prediction (primary) or consolidation, "
-                                  "inference, reflection, dream, retrieval (derived); direct when omitted.")
+    weight: float = strawberry.field(description="How strongly it bears, within [0, 1].")
+    direction: EvidenceDirection = strawberry.field(default=EvidenceDirection["for"],
+                                                    description="Whether it supports or opposes.")
+    credibility: float | None = strawberry.field(default=None, description="How far its source is trusted, "
+                                                                           "within [0, 1].")
+    derivation: Derivation | None = strawberry.field(default=None, description="direct when omitted.")
     family: str | None = strawberry.field(default=None, description="The independent source; actor:<actor> "
                                                                     "when only an actor is given.")
-    actor: str | None = None
+    actor: str | None = strawberry.field(default=None, description="Who stands behind it.")
     source: str | None = strawberry.field(default=None, description="The family of a legacy_unknown row.")
-    provenance_status: str | None = None
-    root_kind: str | None = strawberry.field(default=None, description="observation, item, belief, prediction, "
-                                                                       "operator or note.")
-    root_ids: list[str] | None = None
-    note: str | None = None
+    provenance_status: ProvenanceStatus | None = strawberry.field(default=None, description="recorded when "
+                                                                                            "omitted.")
+    root_kind: RootKind | None = strawberry.field(default=None, description="What it rests on.")
+    root_ids: list[str] | None = strawberry.field(default=None, description="The nodes it rests on.")
+    note: str | None = strawberry.field(default=None, description="Free text kept with it.")
 
     def as_payload(self) -> dict[str, Any]:
-        raw = {"weight": self.weight, "direction": self.direction, "credibility": self.credibility,
-               "derivation": self.derivation, "family": self.family, "actor": self.actor, "source": self.source,
-               "provenance_status": self.provenance_status, "root_kind": self.root_kind,
+        raw = {"weight": self.weight, "direction": plain(self.direction), "credibility": self.credibility,
+               "derivation": plain(self.derivation), "family": self.family, "actor": self.actor,
+               "source": self.source, "provenance_status": plain(self.provenance_status),
+               "root_kind": plain(self.root_kind),
                "root_ids": self.root_ids, "note": self.note}
         return {k: v for k, v in raw.items() if v is not None}
 
@@ -182,10 +193,11 @@ def _roots_exist(rows: list[dict[str, Any]], field: str) -> Callable[[Service], 
 class BeliefMutation:
     @strawberry.mutation(description="Hold a new proposition, optionally with evidence and superseding an older one.")
     @user_errors
-    def create_belief(self, info: strawberry.Info[Any, Any], proposition: str, epistemic_kind: str = "claim",
+    def create_belief(self, info: strawberry.Info[Any, Any], proposition: str,
+                      epistemic_kind: EpistemicKind = EpistemicKind["claim"],
                       subject: str | None = None, evidence: list[EvidenceInput] | None = None,
                       supersedes: str | None = None) -> BeliefWrite:
-        payload = {"proposition": proposition, "epistemic_kind": epistemic_kind, "subject": subject,
+        payload = {"proposition": proposition, "epistemic_kind": plain(epistemic_kind), "subject": subject,
                    "evidence": [e.as_payload() for e in evidence or []], "supersedes": supersedes}
         return _write(info, "belief.create", payload, _created, _roots_exist(payload["evidence"], "evidence"))
 
@@ -222,11 +234,12 @@ class BeliefMutation:
     @strawberry.mutation(description="Operator: this observation (or item) is inaccurate; evidence citing it is "
                                      "retracted and the beliefs resting on it re-evaluated.")
     @user_errors
-    def mark_inaccurate(self, info: strawberry.Info[Any, Any], root_id: str, root_kind: str = "observation",
+    def mark_inaccurate(self, info: strawberry.Info[Any, Any], root_id: str,
+                        root_kind: InaccurateRootKind = InaccurateRootKind["observation"],
                         reason: str | None = None) -> BeliefWrite:
-        payload = {"kind": "inaccurate", "root_kind": root_kind, "root_id": root_id, "reason": reason}
-
-        return _write(info, "belief.correct", payload, _nothing, _root_exists(root_kind, root_id))
+        kind = str(root_kind.value)
+        payload = {"kind": "inaccurate", "root_kind": kind, "root_id": root_id, "reason": reason}
+        return _write(info, "belief.correct", payload, _nothing, _root_exists(kind, root_id))
 
     @strawberry.mutation(description="Operator: these two subjects name the same entity.")
     @user_errors
@@ -257,9 +270,9 @@ class BeliefMutation:
 
     @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
     @user_errors
-    def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: str | None = None,
+    def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: PinnableStatus | None = None,
                    reason: str | None = None) -> BeliefWrite:
-        return _write(info, "belief.pin", {"belief": belief, "status": status, "reason": reason},
+        return _write(info, "belief.pin", {"belief": belief, "status": plain(status), "reason": reason},
                       _named("belief"))
 
     @strawberry.mutation(description="Propose that two beliefs contradict (e.g. a paraphrase a model noticed).")

@@ -14,8 +14,10 @@ import strawberry
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
+from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
+from graph_service.api.vocabularies import BeliefStatus, EpistemicKind, plain
 from graph_service.errors import NotFound, UserError
 from graph_service.service import Service
 from graph_service.storage.walks import walk
@@ -79,8 +81,8 @@ class EvidenceRoot:
 
 
 @strawberry.type(description="One piece of evidence bearing on one belief.")
-class Evidence:
-    id: str
+class Evidence(Node):
+    id: strawberry.ID
     belief: str
     direction: str
     weight: float
@@ -161,8 +163,8 @@ class BeliefAssertion:
 
 
 @strawberry.type(description="A proposition held with an evidence-derived confidence and a status.")
-class Belief:
-    id: str
+class Belief(Node):
+    id: strawberry.ID
     proposition: str
     subject: str | None
     entity: str | None
@@ -226,13 +228,13 @@ class Belief:
         ]
 
 
-@strawberry.type
+@strawberry.type(description="One belief of a page and the cursor to resume after it.")
 class BeliefEdge:
     cursor: str
     node: Belief
 
 
-@strawberry.type
+@strawberry.type(description="A page of beliefs by confidence, with where it ends and how many match.")
 class BeliefConnection:
     edges: list[BeliefEdge]
     page_info: PageInfo
@@ -247,9 +249,9 @@ class BeliefOrder(Enum):
 
 @strawberry.input(description="Select beliefs; every field given must match.")
 class BeliefFilter:
-    status: str | None = None
-    subject: str | None = None
-    kind: str | None = strawberry.field(default=None, description="The epistemic kind.")
+    status: BeliefStatus | None = strawberry.field(default=None, description="This status.")
+    subject: str | None = strawberry.field(default=None, description="About this subject.")
+    kind: EpistemicKind | None = strawberry.field(default=None, description="The epistemic kind.")
 
 
 @strawberry.type(description="A node a belief walk reached: how far, from which node, through which edge.")
@@ -338,9 +340,10 @@ def decode_cursor(cursor: str | None) -> tuple[int | None, str | None]:
 
 @strawberry.type
 class BeliefQuery:
-    @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions.")
+    @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions."
+                                  " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def belief(self, info: strawberry.Info[Any, Any], id: str) -> Belief:
+    def belief(self, info: strawberry.Info[Any, Any], id: str) -> Belief | None:
         service = caught_up(info)
         return Belief.of(belief_props(service, id))
 
@@ -353,7 +356,7 @@ class BeliefQuery:
         after_key, after_id = decode_cursor(after)
         service = caught_up(info)
         wanted = filter or BeliefFilter()
-        params = {"status": wanted.status, "subject": wanted.subject, "kind": wanted.kind}
+        params = {"status": plain(wanted.status), "subject": wanted.subject, "kind": plain(wanted.kind)}
         rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
                                  {**params, "after_key": after_key, "after_id": after_id,
                                   "limit": size + 1})

@@ -11,6 +11,7 @@ import strawberry
 from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
+from graph_service.api.node import Node
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
@@ -49,7 +50,8 @@ def page_size(first: int | None) -> int:
 
 
 @strawberry.type(description="One journal entry: a write, chained to its predecessor by hash.")
-class JournalEntry:
+class JournalEntry(Node):
+    id: strawberry.ID = strawberry.field(description="entry-<seq>: its id as a node.")
     seq: int
     op: str
     by: str
@@ -60,17 +62,18 @@ class JournalEntry:
 
     @classmethod
     def of(cls, entry: Entry) -> JournalEntry:
-        return cls(seq=entry.seq, op=entry.op, by=entry.by, at=datetime.fromtimestamp(entry.at / 1000, UTC),
+        return cls(id=strawberry.ID(f"entry-{entry.seq}"), seq=entry.seq, op=entry.op, by=entry.by,
+                   at=datetime.fromtimestamp(entry.at / 1000, UTC),
                    hash=entry.hash, prev=entry.prev, payload=canonical_json(entry.payload))
 
 
-@strawberry.type
+@strawberry.type(description="One journal entry of a page and the cursor to resume after it.")
 class JournalEdge:
     cursor: str
     node: JournalEntry
 
 
-@strawberry.type
+@strawberry.type(description="Where a page of a connection starts and ends, and whether there is more.")
 class PageInfo:
     has_next_page: bool
     has_previous_page: bool
@@ -78,7 +81,7 @@ class PageInfo:
     end_cursor: str | None
 
 
-@strawberry.type
+@strawberry.type(description="A page of journal entries in order, and how many there are in all.")
 class JournalConnection:
     edges: list[JournalEdge]
     page_info: PageInfo
@@ -134,9 +137,10 @@ class JournalQuery:
             total_count=journal.seq,
         )
 
-    @strawberry.field(description="The journal entry at a position, with the nodes it wrote.")
+    @strawberry.field(description="The journal entry at a position, with the nodes it wrote."
+                                  " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def journal_entry(self, info: strawberry.Info[Any, Any], seq: int) -> EntryWithWrites:
+    def journal_entry(self, info: strawberry.Info[Any, Any], seq: int) -> EntryWithWrites | None:
         journal = service_of(info).journal
         journal.catch_up()
         found = list(journal.entries_after(seq - 1, 1)) if seq >= 1 else []

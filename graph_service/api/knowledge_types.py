@@ -10,8 +10,10 @@ from strawberry.scalars import JSON
 
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.journal_types import page_size
+from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.long_work import off_the_loop
+from graph_service.api.node import Node
+from graph_service.api.vocabularies import ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
@@ -25,8 +27,8 @@ MAX_WALK_START = 100
 
 
 @strawberry.type(description="A knowledge item: a fact, rule, skill, action or episode, with its state.")
-class Item:
-    id: str
+class Item(Node):
+    id: strawberry.ID
     kind: str
     s: str | None
     r: str | None
@@ -61,7 +63,7 @@ class Item:
             return json.loads(props[name]) if isinstance(props.get(name), str) else props.get(name)
 
         return cls(
-            id=props["id"], kind=props["kind"], s=props.get("s"), r=props.get("r"), o=props.get("o"),
+            id=strawberry.ID(props["id"]), kind=props["kind"], s=props.get("s"), r=props.get("r"), o=props.get("o"),
             body=parsed("body"), scope=parsed("scope"), key=props.get("key"), summary=props.get("summary", ""),
             source=props["source"], by=props["by"], status=props["status"], rank=props["rank"],
             support=[str(s) for s in props.get("support") or []], valid_since=props.get("valid_since"),
@@ -74,18 +76,20 @@ class Item:
         )
 
 
-@strawberry.type
+@strawberry.type(description="One item of a page and the cursor to resume after it.")
 class ItemEdge:
     cursor: str
     node: Item
 
 
-@strawberry.type
+@strawberry.type(description="A page of items by id, with where it ends and how many match in all.")
 class ItemConnection:
     edges: list[ItemEdge]
-    has_next_page: bool
-    end_cursor: str | None
-    total_count: int
+    page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
+    total_count: int = strawberry.field(description="How many items match, across every page.")
+    # Kept from before items was a Relay connection, for the clients that read them.
+    has_next_page: bool = strawberry.field(deprecation_reason="Use pageInfo.hasNextPage.")
+    end_cursor: str | None = strawberry.field(deprecation_reason="Use pageInfo.endCursor.")
 
 
 @strawberry.type(description="A node a walk reached: its depth and the node and edge it was reached through.")
@@ -114,7 +118,7 @@ class AddOutcome:
     changes: list[StatusChange]
 
 
-@strawberry.type
+@strawberry.type(description="What a knowledge write did: its journal position and the status changes.")
 class WriteOutcome:
     seq: int = strawberry.field(description="The journal position of the write.")
     changes: list[StatusChange]
@@ -135,31 +139,41 @@ class Fingerprints:
 
 @strawberry.input(description="A proposed item.")
 class ItemInput:
-    kind: str
-    body: JSON
-    source: str
-    scope: JSON | None = None
-    derived_from: list[str] | None = None
-    supersedes: str | None = None
-    reconfirm_after: int | None = None
+    kind: ItemKind = strawberry.field(description="What it is.")
+    body: JSON = strawberry.field(description="Its content; a fact's is an object with s, r and o.")
+    source: ItemSource = strawberry.field(description="Where it came from; verified needs `of`.")
+    scope: JSON | None = strawberry.field(default=None, description="Where it holds, an object.")
+    derived_from: list[str] | None = strawberry.field(default=None, description="The items it rests on (premises).")
+    supersedes: str | None = strawberry.field(default=None, description="The item it replaces.")
+    reconfirm_after: int | None = strawberry.field(default=None, description="Clock units until it needs "
+                                                                             "re-confirmation; default by kind "
+                                                                             "and source.")
     valid: list[JSON] | None = None
     level: str | None = None
-    of: str | None = None
+    of: str | None = strawberry.field(default=None, description="For a verified item: the stored decision it is.")
     evidence: JSON | None = None
 
 
 @strawberry.input(description="Item filters; every one given must match.")
 class ItemFilter:
-    ids: list[str] | None = None
-    kind: list[str] | None = None
-    status: list[str] | None = None
-    source: str | None = None
-    by: str | None = None
-    s: str | None = None
-    r: str | None = None
-    key: str | None = None
-    scope: JSON | None = None
-    stale: bool | None = None
+    ids: list[str] | None = strawberry.field(default=None, description="Only these items.")
+    kind: list[ItemKind] | None = strawberry.field(default=None, description="Any of these kinds.")
+    status: list[ItemStatus] | None = strawberry.field(default=None, description="Any of these statuses.")
+    source: ItemSource | None = strawberry.field(default=None, description="This source.")
+    by: str | None = strawberry.field(default=None, description="Written by this principal.")
+    s: str | None = strawberry.field(default=None, description="A fact's subject.")
+    r: str | None = strawberry.field(default=None, description="A fact's relation.")
+    key: str | None = strawberry.field(default=None, description="On this key.")
+    scope: JSON | None = strawberry.field(default=None, description="A pattern object, matched key by key.")
+    stale: bool | None = strawberry.field(default=None, description="Only items that need (true) or do not need "
+                                                                    "(false) re-confirmation.")
+
+
+def _plain_filter(filter: ItemFilter) -> dict[str, Any]:
+    """The filter as the domain's find() takes it: vocabulary values as plain strings."""
+    given = strawberry.asdict(filter)
+    return {**given, "kind": plain_list(filter.kind), "status": plain_list(filter.status),
+            "source": plain(filter.source)}
 
 
 def change_list(result: Any) -> list[StatusChange]:
@@ -170,6 +184,11 @@ def change_list(result: Any) -> list[StatusChange]:
 
 def _item(service: Service, props: dict[str, Any]) -> Item:
     return Item.of(props, service.state.knowledge.stale_reasons(props["id"]))
+
+
+def item_node(service: Service, item_id: str) -> Item:
+    """The item with this id, as the API shows it (NotFound if there is none)."""
+    return _item(service, _props(service, item_id))
 
 
 def _props(service: Service, item_id: str) -> dict[str, Any]:
@@ -227,9 +246,10 @@ def given_facts(snapshot: dict[str, Any]) -> list[Any]:
 
 @strawberry.type
 class KnowledgeQuery:
-    @strawberry.field(description="One item by id.")
+    @strawberry.field(description="One item by id."
+                                  " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def item(self, info: strawberry.Info[Any, Any], id: str) -> Item:
+    def item(self, info: strawberry.Info[Any, Any], id: str) -> Item | None:
         service = caught_up(info)
         return _item(service, _props(service, id))
 
@@ -239,15 +259,19 @@ class KnowledgeQuery:
               first: int | None = None, after: str | None = None) -> ItemConnection:
         size = page_size(first)
         service = caught_up(info)
-        given = {k: v for k, v in strawberry.asdict(filter).items() if v is not None} if filter else {}
+        given = {k: v for k, v in _plain_filter(filter).items() if v is not None} if filter else {}
         assert set(given) <= set(FIND_FILTERS)
         if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
             raise UserError("filter.scope must be an object", field="scope")
         found = [r for r in service.state.knowledge.find(**given) if after is None or r["id"] > after]
         page = found[:size]
-        return ItemConnection(edges=[ItemEdge(cursor=r["id"], node=_item(service, r)) for r in page],
-                              has_next_page=len(found) > size, end_cursor=page[-1]["id"] if page else None,
-                              total_count=len(found))
+        edges = [ItemEdge(cursor=r["id"], node=_item(service, r)) for r in page]
+        start, end = (edges[0].cursor, edges[-1].cursor) if edges else (None, None)
+        every = len(found) if after is None else len(service.state.knowledge.find(**given))
+        return ItemConnection(edges=edges,
+                              page_info=PageInfo(has_next_page=len(found) > size, has_previous_page=every > len(found),
+                                                 start_cursor=start, end_cursor=end),
+                              total_count=every, has_next_page=len(found) > size, end_cursor=end)
 
     @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
     @user_errors
@@ -268,10 +292,11 @@ class KnowledgeQuery:
     @strawberry.field(description="What a decision would be given now (nothing is recorded).")
     @user_errors
     def snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None, relation: str | None = None,
-                 scope: JSON | None = None, kinds: list[str] | None = None) -> JSON:
+                 scope: JSON | None = None, kinds: list[ItemKind] | None = None) -> JSON:
         service = caught_up(info)
-        planning.plan_snapshot(service.state.knowledge, about, relation, scope, kinds)  # validates only
-        return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=kinds)
+        names = plain_list(kinds)
+        planning.plan_snapshot(service.state.knowledge, about, relation, scope, names)  # validates only
+        return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=names)
 
     @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
                                   "The service cannot run a client's decision, so the answer it compares is the "
@@ -336,6 +361,7 @@ class KnowledgeMutation:
     @user_errors
     def add_item(self, info: strawberry.Info[Any, Any], item: ItemInput) -> AddOutcome:
         raw = {k: v for k, v in strawberry.asdict(item).items() if v is not None}
+        raw.update(kind=plain(item.kind), source=plain(item.source))
         done = _write(info, lambda k: planning.plan_add(k, raw, by=author_of(info)))
         r = done.result
         return AddOutcome(id=r["id"], status=r["status"], admission=r["admission"], why=r.get("why"),
@@ -399,6 +425,8 @@ class KnowledgeMutation:
     @strawberry.mutation(description="Record the snapshot a decision is given (facts, hints, fingerprint, query).")
     @user_errors
     def take_snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None,
-                      relation: str | None = None, scope: JSON | None = None, kinds: list[str] | None = None) -> JSON:
-        done = _write(info, lambda k: planning.plan_snapshot(k, about, relation, scope, kinds))
+                      relation: str | None = None, scope: JSON | None = None,
+                      kinds: list[ItemKind] | None = None) -> JSON:
+        names = plain_list(kinds)
+        done = _write(info, lambda k: planning.plan_snapshot(k, about, relation, scope, names))
         return {**done.result, "seq": done.entry.seq}

@@ -9,9 +9,11 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange, change_list
+from graph_service.api.node import Node
 from graph_service.domain import Draft
 from graph_service.questions import plans
 from graph_service.questions.candidates import Score
@@ -38,8 +40,8 @@ class ScoreBreakdown:
 
 
 @strawberry.type(description="An unresolved question a client declared inside a situation.")
-class Unknown:
-    id: str
+class Unknown(Node):
+    id: strawberry.ID
     situation: str
     factor: str = strawberry.field(description="What is not known.")
     text: str
@@ -59,8 +61,8 @@ class Unknown:
 
 
 @strawberry.type(description="A question put to a person about one target, and its answer once given.")
-class Question:
-    id: str
+class Question(Node):
+    id: strawberry.ID
     target: str
     target_kind: str
     subject: str
@@ -129,12 +131,12 @@ class AnswerOutcome:
 
 @strawberry.input(description="An unresolved question inside a situation, and what it bears on.")
 class UnknownInput:
-    situation: str
-    text: str
-    factor: str | None = None
-    affects: list[str] | None = None
-    decisions: list[str] | None = None
-    parent: str | None = None
+    situation: str = strawberry.field(description="The situation it arises in.")
+    text: str = strawberry.field(description="The question, as a person would be asked it.")
+    factor: str | None = strawberry.field(default=None, description="What is not known.")
+    affects: list[str] | None = strawberry.field(default=None, description="Item ids it bears on.")
+    decisions: list[str] | None = strawberry.field(default=None, description="Decision snapshot ids it bears on.")
+    parent: str | None = strawberry.field(default=None, description="The decision or unknown it is a factor of.")
     id: str | None = strawberry.field(default=None, description="Default: derived from situation, factor and text.")
 
 
@@ -177,15 +179,25 @@ class QuestionQuery:
                                       asked=pending.id if pending else None))
         return found
 
-    @strawberry.field(description="Questions in the order asked; answered: only answered (true) or open (false).")
-    def questions(self, info: strawberry.Info[Any, Any], answered: bool | None = None) -> list[Question]:
+    @strawberry.field(description="Questions in the order asked, a page at a time (first ≤ 500); answered: "
+                                  "only answered (true) or open (false).")
+    @user_errors
+    def questions(self, info: strawberry.Info[Any, Any], answered: bool | None = None, first: int | None = None,
+                  after: str | None = None) -> Connection[Question]:
         service = caught_up(info)
-        return [Question.of(q) for q in service.state.questions.questions(answered=answered)]
+        every = service.state.questions.questions()
+        return paged("question", numbered([Question.of(q) for q in every],
+                                          lambda q: answered is None or q.answered == answered), first, after)
 
-    @strawberry.field(description="Declared unknowns in the order declared; answered filters them.")
-    def unknowns(self, info: strawberry.Info[Any, Any], answered: bool | None = None) -> list[Unknown]:
+    @strawberry.field(description="Declared unknowns in the order declared, a page at a time (first ≤ 500); "
+                                  "answered filters them.")
+    @user_errors
+    def unknowns(self, info: strawberry.Info[Any, Any], answered: bool | None = None, first: int | None = None,
+                 after: str | None = None) -> Connection[Unknown]:
         service = caught_up(info)
-        return [Unknown.of(u) for u in service.state.questions.unknowns(answered=answered)]
+        every = service.state.questions.unknowns()
+        return paged("unknown", numbered([Unknown.of(u) for u in every],
+                                         lambda u: answered is None or u.answered == answered), first, after)
 
 
 @strawberry.type

@@ -25,6 +25,7 @@ from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
 from graph_service.api.log_types import LogQuery
 from graph_service.api.no_nul import NoNulCharacters
+from graph_service.api.node_query import NodeQuery
 from graph_service.api.operation_name import OperationNameRequired
 from graph_service.api.prov_types import ProvQuery
 from graph_service.api.question_types import QuestionMutation, QuestionQuery
@@ -32,6 +33,7 @@ from graph_service.api.scalars import SCALARS
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
+from graph_service.api.vocabularies import name_allowed_values
 from graph_service.errors import UserError
 
 MAX_DEPTH = 12
@@ -41,20 +43,22 @@ MAX_TOKENS = 2_000
 SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
-@strawberry.type
-class Query(JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, ImpactQuery, BeliefQuery, StatementQuery, StreamQuery,
+@strawberry.type(description="Reads: the journal and its proofs, knowledge items, beliefs, statements, "
+                              "stream rows and questions, what would change if something went, and any node by id.")
+class Query(NodeQuery, JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, ImpactQuery, BeliefQuery, StatementQuery,
+            StreamQuery,
             QuestionQuery):
     pass
 
 
-@strawberry.type
+@strawberry.type(description="Writes: each one journal entry, authored by the authenticated principal.")
 class Mutation(
     JournalMutation, KnowledgeMutation, BeliefMutation, StatementMutation, StreamMutation, QuestionMutation
 ):
     pass
 
 
-@strawberry.type
+@strawberry.type(description="Streams over graphql-transport-ws.")
 class Subscription(JournalSubscription):
     pass
 
@@ -82,6 +86,8 @@ class ServiceSchema(strawberry.Schema):
         for error in errors:
             if self.hide_suggestions:
                 error.message = SUGGESTION.sub("", error.message)
+            # The allowed values are schema members too: listed only where suggestions may name them.
+            name_allowed_values(error, self._schema, list_values=not self.hide_suggestions)
             if error.original_error is None or isinstance(error.original_error, (UserError, GraphQLError)):
                 continue
             StrawberryLogger.error(error, execution_context)

@@ -10,14 +10,15 @@ import strawberry
 
 from graph_service.api.context import caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
+from graph_service.api.node import Node
 from graph_service.errors import NotFound
 from graph_service.service import Service
 from graph_service.statements import OP_SAY, message_observation_id
 
 
 @strawberry.type(description="Something that arrived: a stream row (kind, subject, weight) or a message (text).")
-class Observation:
-    id: str
+class Observation(Node):
+    id: strawberry.ID
     kind: str
     tick: int
     entry: int = strawberry.field(description="The journal position that wrote it.")
@@ -44,8 +45,8 @@ class Observation:
 
 
 @strawberry.type(description="The interpretation of one claim in a message; append-only.")
-class Assertion:
-    id: str
+class Assertion(Node):
+    id: strawberry.ID
     index: int
     claim: str
     proposition: str
@@ -109,9 +110,10 @@ class StatementQuery:
         observation_props(service, observation, "observation")
         return assertions_of(service, observation)
 
-    @strawberry.field(description="One observation as the graph holds it.")
+    @strawberry.field(description="One observation as the graph holds it."
+                                  " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def observation(self, info: strawberry.Info[Any, Any], id: str) -> Observation:
+    def observation(self, info: strawberry.Info[Any, Any], id: str) -> Observation | None:
         service = caught_up(info)
         return Observation.of(observation_props(service, id))
 

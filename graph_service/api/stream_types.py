@@ -62,9 +62,9 @@ class RecallRow:
 
 @strawberry.input(description="Something that moved between the observer and a subject at a boundary.")
 class TransferInput:
-    kind: str
-    subject: str
-    magnitude: int
+    kind: str = strawberry.field(description="A row kind of the weight table.")
+    subject: str = strawberry.field(description="What moved.")
+    magnitude: int = strawberry.field(description="How much, as the kind's magnitude rule allows.")
 
 
 def _stream_write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any]) -> StreamWrite:

@@ -40,7 +40,7 @@ def confidence(prior: float, support: float, diversity: float, against: float = 
 WRITE = "seq op created evidence retractedEvidence refused pattern events { name detail } " \
         "changes { belief before { status confidence version } after { status confidence version } } " \
         "belief { id status confidence version pinned pinnedStatus }"
-CREATE = """mutation($p: String!, $k: String!, $s: String, $ev: [EvidenceInput!]) {
+CREATE = """mutation($p: String!, $k: EpistemicKind!, $s: String, $ev: [EvidenceInput!]) {
   createBelief(proposition: $p, epistemicKind: $k, subject: $s, evidence: $ev) { %s } }""".replace("%s", WRITE)
 ADD = """mutation($b: String!, $ev: EvidenceInput!) {
   addEvidence(belief: $b, evidence: $ev) { %s } }""".replace("%s", WRITE)
@@ -243,7 +243,7 @@ def test_operator_corrections(client: TestClient) -> None:
     refused = create(client, "the moon is cheese")
     assert refused["refused"] is True and refused["op"] == "belief.refused" and refused["belief"] is None
 
-    pinned = data(client, 'mutation($b: String!) { pinBelief(belief: $b, status: "accepted") { %s } }'
+    pinned = data(client, 'mutation($b: String!) { pinBelief(belief: $b, status: accepted) { %s } }'
                  .replace("%s", WRITE), {"b": create(client, "the gate is shut")["belief"]["id"]})["pinBelief"]
     assert (pinned["belief"]["status"], pinned["belief"]["pinned"]) == ("accepted", True)
 
@@ -331,10 +331,6 @@ BAD = [
      "evidence[0].weight must be within [0, 1], got 1.5", "BAD_USER_INPUT", "evidence[0].weight"),
     (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 0.5, "credibility": -0.1}]}, "createBelief",
      "evidence[0].credibility must be within [0, 1], got -0.1", "BAD_USER_INPUT", "evidence[0].credibility"),
-    (CREATE, {"p": "x", "k": "claim", "ev": [{"weight": 0.5, "derivation": "hunch"}]}, "createBelief",
-     "evidence[0].derivation 'hunch' is unknown", "BAD_USER_INPUT", "evidence[0].derivation"),
-    (CREATE, {"p": "x", "k": "rumour"}, "createBelief",
-     "epistemic_kind 'rumour' is unknown", "BAD_USER_INPUT", "epistemic_kind"),
     (CREATE, {"p": " ", "k": "claim"}, "createBelief",
      "proposition must be a non-empty string", "BAD_USER_INPUT", "proposition"),
     (CREATE, {"p": "the sky is green", "k": "claim"}, "createBelief",
@@ -353,16 +349,12 @@ BAD = [
      "give exactly one of belief and proposition", "BAD_USER_INPUT", "proposition"),
     ('mutation { markInaccurate(rootId: "obs-404-0") { seq } }', None, "markInaccurate",
      "root_id: no observation 'obs-404-0'", "NOT_FOUND", "root_id"),
-    ('mutation { markInaccurate(rootId: "b1.1", rootKind: "belief") { seq } }', None, "markInaccurate",
-     "root_kind 'belief' is unknown", "BAD_USER_INPUT", "root_kind"),
     ('mutation { sameEntity(subject: "a", other: "a") { seq } }', None, "sameEntity",
      "other: must name a different subject", "BAD_USER_INPUT", "other"),
     ('mutation { differentEntity(subject: "a", other: "b") { seq } }', None, "differentEntity",
      "'a' and 'b' are not merged", "CONFLICT", "other"),
     ('mutation { associate(observations: [{id: "o", at: 1, summary: "s"}], windowMs: 10) { seq } }', None,
      "associate", "observations must be a list of at least two observations", "BAD_USER_INPUT", "observations"),
-    ('mutation { pinBelief(belief: "b1.1", status: "great") { seq } }', None, "pinBelief",
-     "status 'great' is unknown", "BAD_USER_INPUT", "status"),
     ('mutation { proposeContradiction(a: "b1.1", b: "b1.1") { seq } }', None, "proposeContradiction",
      "b: a belief cannot contradict itself", "BAD_USER_INPUT", "b"),
     ('{ belief(id: "b404.1") { id } }', None, "belief", "id: no belief 'b404.1'", "NOT_FOUND", "id"),
@@ -423,7 +415,7 @@ def test_a_belief_resting_on_an_item_that_falls_with_another_is_exact(client: Te
 def test_pin_belief_without_a_status_frees_the_pin(client: TestClient) -> None:
     # Regression (issue 13): leaving out `status`, which the schema makes optional, was an internal error.
     made = create(client, "the valve is open")["belief"]["id"]
-    data(client, 'mutation($b: String!) { pinBelief(belief: $b, status: "accepted") { seq } }', {"b": made})
+    data(client, 'mutation($b: String!) { pinBelief(belief: $b, status: accepted) { seq } }', {"b": made})
     freed = data(client, 'mutation($b: String!) { pinBelief(belief: $b) { %s } }'.replace("%s", WRITE),
                  {"b": made})["pinBelief"]
     assert freed["belief"]["pinned"] is False

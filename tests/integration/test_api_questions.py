@@ -58,6 +58,11 @@ def data(client: TestClient, query: str, variables: dict[str, Any] | None = None
     return body["data"]
 
 
+def nodes(connection: dict[str, Any]) -> list[dict[str, Any]]:
+    """The nodes of a connection page (questions and unknowns became connections: issue 13 part 4)."""
+    return [edge["node"] for edge in connection["edges"]]
+
+
 def error(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
     """The one error a refused request gets, checking it wrote nothing."""
     before = head(client)
@@ -136,13 +141,14 @@ def test_the_seeds_material_factor_added_beside_its_decision_is_the_question(cli
     assert asked["ranking"][0] == {"target": decision, "targetKind": "unknown", "dependents": 3, "snapshots": 1,
                                    "decisions": 1, "materiality": 8, "openedAt": before - 1}
     assert asked["score"]["target"] == "n_client_retention" and asked["score"]["dependents"] == 1
-    unknowns = data(client, "{ unknowns(answered: false) { id parent affects } }")["unknowns"]
+    unknowns = nodes(data(client, "{ unknowns(answered: false) { edges { node { id parent affects } } } }")["unknowns"])
     assert unknowns[-1] == {"id": "n_client_retention", "parent": decision, "affects": [revenue]}
 
 
 def test_a_declared_factor_that_bears_on_more_wins_the_fallback_too(client: TestClient) -> None:
     decision = office_move(client)
-    decision_snapshot = data(client, "{ unknowns { decisions } }")["unknowns"][0]["decisions"][0]
+    unknowns = nodes(data(client, "{ unknowns { edges { node { decisions } } } }")["unknowns"])
+    decision_snapshot = unknowns[0]["decisions"][0]
     revenue = add(client, "client", "revenue share", "35%", scope={"situation": "office move"})
     add(client, "client", "margin", "thin", derivedFrom=[revenue])
     add(client, "client", "bonus", "none", derivedFrom=[revenue])
@@ -174,7 +180,8 @@ def test_a_valid_preferred_target_wins_and_asking_again_returns_the_open_questio
     assert head(client) == before  # already open: no second asking
     assert (again["id"], again["asked"], again["seq"], again["askedAt"]) == (
         preferred["id"], False, None, preferred["askedAt"])
-    listed = data(client, "{ questions(answered: false) { id target path preferred askedBy } }")["questions"]
+    listed = nodes(data(client, "{ questions(answered: false) { edges { node { id target path preferred askedBy } } "
+                                "} }")["questions"])
     assert listed == [
         {"id": first["id"], "target": decision, "path": "fallback", "preferred": None, "askedBy": "agent"},
         {"id": preferred["id"], "target": dispute, "path": "preferred", "preferred": dispute, "askedBy": "agent"},
@@ -185,7 +192,7 @@ def test_a_missing_wrong_kind_or_resolved_preference_falls_back_and_says_why(cli
     _, _, dispute = dispute_on_the_door(client)
     plain = add(client, "window", "glass", "double")
     decision = office_move(client)
-    snap = data(client, "{ unknowns { decisions } }")["unknowns"][0]["decisions"][0]
+    snap = nodes(data(client, "{ unknowns { edges { node { decisions } } } }")["unknowns"])[0]["decisions"][0]
     for preferred, reason in (("no-such-node", "missing"), (plain, "not_question_bearing"),
                               (snap, "not_question_bearing")):
         chosen = next_question(client, preferred=preferred)
@@ -196,7 +203,7 @@ def test_a_missing_wrong_kind_or_resolved_preference_falls_back_and_says_why(cli
     chosen = next_question(client, preferred=dispute)
     assert (chosen["path"], chosen["rejected"], chosen["target"]) == ("fallback", "resolved", decision)
     assert [s["target"] for s in chosen["ranking"]] == [decision]  # the closed dispute is not open
-    asked = data(client, "{ questions { id } }")["questions"]
+    asked = nodes(data(client, "{ questions { edges { node { id } } } }")["questions"])
     assert len(asked) == 1  # one open question about the decision, returned each time
 
 
@@ -277,7 +284,8 @@ def test_answering_a_dispute_resolves_it(client: TestClient) -> None:
     assert data(client, "{ disputes }")["disputes"] == []
     again = error(client, ANSWER, {"q": asked["id"], "v": "blue"})
     assert again["extensions"]["code"] == "CONFLICT" and "already answered" in again["message"]
-    [q] = data(client, "{ questions(answered: true) { id answer answeredBy } }")["questions"]
+    [q] = nodes(data(client, "{ questions(answered: true) { edges { node { id answer answeredBy } } } }")[
+        "questions"])
     assert q == {"id": asked["id"], "answer": "blue", "answeredBy": "bob"}
 
 
@@ -337,9 +345,10 @@ def test_answering_an_unknown_adds_a_person_fact_and_survives_a_restart(backend:
         seq = head(client)
     with open_client(backend) as client:
         assert head(client) == seq
-        [u] = data(client, "{ unknowns { id answered answer } }")["unknowns"]
+        [u] = nodes(data(client, "{ unknowns { edges { node { id answered answer } } } }")["unknowns"])
         assert u == {"id": decision, "answered": True, "answer": "stay where we are"}
-        assert data(client, "{ questions(answered: true) { id } }")["questions"] == [{"id": asked["id"]}]
+        answered = nodes(data(client, "{ questions(answered: true) { edges { node { id } } } }")["questions"])
+        assert answered == [{"id": asked["id"]}]
         assert verified(client)
 
 

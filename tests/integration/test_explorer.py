@@ -90,17 +90,17 @@ def gql(base: str, query: str, variables: dict | None = None) -> dict:
 
 def seed(base: str) -> dict[str, str]:
     """A premise, an item derived from it, an observation, and a belief resting on both roots."""
-    premise = gql(base, 'mutation { addItem(item: {kind: "fact", body: {s: "pump", r: "state", o: "worn"}, '
-                        'source: "person"}) { id } }')["addItem"]["id"]
-    derived = gql(base, 'mutation($p: String!) { addItem(item: {kind: "fact", body: {s: "pump", r: "risk", '
-                        'o: "high"}, source: "outcome", derivedFrom: [$p]}) { id } }', {"p": premise})["addItem"]["id"]
+    premise = gql(base, 'mutation { addItem(item: {kind: fact, body: {s: "pump", r: "state", o: "worn"}, '
+                        'source: person}) { id } }')["addItem"]["id"]
+    derived = gql(base, 'mutation($p: String!) { addItem(item: {kind: fact, body: {s: "pump", r: "risk", '
+                        'o: "high"}, source: outcome, derivedFrom: [$p]}) { id } }', {"p": premise})["addItem"]["id"]
     gql(base, 'mutation { declareObserver(observer: "cam") { id } }')
     seen = gql(base, 'mutation { observe(observer: "cam", tick: 1, kind: "seen", subject: "pump") '
                      '{ rows { id } } }')["observe"]["rows"][0]["id"]
     made = gql(base, """mutation($i: String!, $o: String!) { createBelief(proposition: "the pump will fail",
-      epistemicKind: "claim", evidence: [
-        {weight: 0.7, family: "ann", rootKind: "item", rootIds: [$i]},
-        {weight: 0.5, family: "camera:cam", rootKind: "observation", rootIds: [$o]}]) { belief { id } } }""",
+      epistemicKind: claim, evidence: [
+        {weight: 0.7, family: "ann", rootKind: item, rootIds: [$i]},
+        {weight: 0.5, family: "camera:cam", rootKind: observation, rootIds: [$o]}]) { belief { id } } }""",
                {"i": derived, "o": seen})["createBelief"]["belief"]["id"]
     return {"premise": premise, "derived": derived, "observation": seen, "belief": made}
 

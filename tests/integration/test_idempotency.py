@@ -102,7 +102,7 @@ CASES: list[Case] = [
      lambda s: {"e": s["evidence"]}, _none),
     ("proposeContradiction", "mutation($a: String!, $b: String!) { proposeContradiction(a: $a, b: $b) { seq } }",
      lambda s: {"a": s["belief"], "b": s["other"]}, _none),
-    ("pinBelief", "mutation($b: String!) { pinBelief(belief: $b, status: \"accepted\") { seq } }",
+    ("pinBelief", "mutation($b: String!) { pinBelief(belief: $b, status: accepted) { seq } }",
      lambda s: {"b": s["belief"]}, _none),
     ("correctBelief", "mutation($b: String!) { correctBelief(belief: $b, reason: \"gauge\") { seq } }",
      lambda s: {"b": s["other"]}, _none),

@@ -51,8 +51,11 @@ def test_free_text_and_ids_have_their_own_caps(client: TestClient) -> None:
 
 def test_inside_input_objects_and_json_the_argument_is_named(client: TestClient) -> None:
     add = "mutation($i: ItemInput!) { addItem(item: $i) { id } }"
-    long_kind = {"kind": "k" * (NAME_MAX + 1), "body": {"s": "a", "r": "b", "o": "c"}, "source": "person"}
-    assert refused(client, add, {"i": long_kind}, "item").startswith("item.kind is")
+    # The kind was the example of a name inside an input object; it is an enum now (issue 13 part 4),
+    # so `level`, still a free name, stands in.
+    long_level = {"kind": "fact", "body": {"s": "a", "r": "b", "o": "c"}, "source": "person",
+                  "level": "k" * (NAME_MAX + 1)}
+    assert refused(client, add, {"i": long_level}, "item").startswith("item.level is")
     long_o = {"kind": "fact", "body": {"s": "a", "r": "b", "o": "o" * (TEXT_MAX + 1)}, "source": "person"}
     assert refused(client, add, {"i": long_o}, "item").startswith("item.body.o is")
 

@@ -120,7 +120,7 @@ def test_too_many_tokens_run_nothing(client: TestClient) -> None:
         # written (the head moved, the graph lagged), or stored a string unequal to the journal's.
         ('mutation { declareObserver(observer: "cam\\u0000") { id } }', None, "observer"),
         ('mutation { createBelief(proposition: "x\\u0000 y") { seq } }', None, "proposition"),
-        ('mutation { addItem(item: {kind: "fact", body: {s: "a\\u0000", r: "b", o: "c"}, source: "person"}) '
+        ('mutation { addItem(item: {kind: fact, body: {s: "a\\u0000", r: "b", o: "c"}, source: person}) '
          '{ id } }', None, "item"),
         ("mutation($s: String!) { sameEntity(subject: $s, other: \"b\") { seq } }", {"s": "a\x00"}, "s"),
         ("mutation($i: ItemInput!) { addItem(item: $i) { id } }",

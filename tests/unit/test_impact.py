@@ -54,16 +54,17 @@ def test_impact_equals_what_the_retraction_then_does(steps: list) -> None:
     for kind, x, y in steps:
         n += 1
         try:
+            made: list[str | None] = []  # an add the gates refuse names no item
             if kind == "fact" or not items:
-                items.append(fact(log, f"s{x % 6}", y % 3))
+                made.append(fact(log, f"s{x % 6}", y % 3))
             elif kind == "derived":
-                items.append(fact(log, f"d{x % 6}", y % 3, derived_from=[items[x % len(items)]]))
+                made.append(fact(log, f"d{x % 6}", y % 3, derived_from=[items[x % len(items)]]))
             elif kind == "again":
                 base = fact(log, f"base{n}", 0)
-                items.append(base)
+                made.append(base)
                 target = log.state.knowledge.items[items[x % len(items)]]
-                if "s" in target.body and target.kind == "fact":
-                    items.append(fact(log, target.body["s"], target.body["o"], derived_from=[base]))
+                if base is not None and "s" in target.body and target.kind == "fact":
+                    made.append(fact(log, target.body["s"], target.body["o"], derived_from=[base]))
             elif kind == "belief":
                 roots = list(dict.fromkeys([items[x % len(items)], items[y % len(items)]]))
                 log.state.require_roots("item", roots, "evidence")
@@ -81,5 +82,6 @@ def test_impact_equals_what_the_retraction_then_does(steps: list) -> None:
                                            if statuses.get(i) != s}
                 assert {b: (p["status"], p["confidence"]) for b, (_, p) in predicted.beliefs.items()} == {
                     b: v for b, v in after_beliefs.items() if beliefs.get(b) != v}
+            items.extend(i for i in made if i is not None)
         except UserError:
             continue

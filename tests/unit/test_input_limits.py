@@ -56,9 +56,10 @@ def test_each_kind_of_string_has_its_cap(name: str, kind: str, cap: int) -> None
 
 
 def test_input_objects_are_capped_by_their_fields_names() -> None:
-    item = {"kind": "fact", "body": {"s": "a"}, "source": "x" * (NAME_MAX + 1)}
-    assert input_problem(item, graphql.GraphQLNonNull(ITEM), "item") == (
-        f"item.source is {NAME_MAX + 1} characters long; names are capped at {NAME_MAX}")
+    # (An item's source is an enum now; an evidence row's family is still a name.)
+    row = {"weight": 0.5, "family": "x" * (NAME_MAX + 1)}
+    assert input_problem(row, graphql.GraphQLNonNull(SCHEMA.type_map["EvidenceInput"]), "evidence") == (
+        f"evidence.family is {NAME_MAX + 1} characters long; names are capped at {NAME_MAX}")
     ids = {"kind": "fact", "body": {}, "source": "person", "derivedFrom": ["ok", "x" * (ID_MAX + 1)]}
     assert "item.derivedFrom[1] is" in input_problem(ids, ITEM, "item")
 

@@ -1,0 +1,78 @@
+"""Relay connections with totalCount for the lists that grow (issue 13 part 4): paging to the end visits
+every node once, and totalCount, the same on every page, equals the number of edges seen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from tests.integration.graphql_client import gql
+
+PAGE = "edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount"
+LISTS = {
+    "items": "query($a: String) { items(first: 2, after: $a) { %s } }",
+    "beliefs": "query($a: String) { beliefs(first: 2, after: $a) { %s } }",
+    "journal": "query($a: String) { journal(first: 2, after: $a) { %s } }",
+    "questions": "query($a: String) { questions(first: 2, after: $a) { %s } }",
+    "unknowns": "query($a: String) { unknowns(first: 2, after: $a) { %s } }",
+}
+
+
+def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    body = gql(client, query, variables)
+    assert "errors" not in body, body
+    return body["data"]
+
+
+def fill(client: TestClient) -> None:
+    """Five of each: items, beliefs, unknowns and the questions asked about them (and their entries)."""
+    for n in range(5):
+        data(client, "mutation($o: String!) { addItem(item: {kind: fact, body: {s: \"pump\", r: \"part\", o: $o}, "
+                     "source: person}) { id } }", {"o": f"part-{n}"})
+        data(client, "mutation($p: String!) { createBelief(proposition: $p) { seq } }", {"p": f"pump {n} wears"})
+        data(client, "mutation($t: String!, $u: String!) { nextQuestion(preferred: $u, declare: "
+                     "{situation: \"repair\", text: $t, id: $u}) { id } }", {"t": f"Which bolt {n}?", "u": f"bolt-{n}"})
+
+
+def walk(client: TestClient, name: str) -> tuple[list[str], set[int]]:
+    seen: list[str] = []
+    totals: set[int] = set()
+    after = None
+    while True:
+        page = data(client, LISTS[name] % PAGE, {"a": after})[name]
+        assert page["pageInfo"]["hasPreviousPage"] is (after is not None)
+        seen += [e["node"]["id"] for e in page["edges"]]
+        totals.add(page["totalCount"])
+        if not page["pageInfo"]["hasNextPage"]:
+            return seen, totals
+        assert page["pageInfo"]["endCursor"] == page["edges"][-1]["cursor"]
+        after = page["pageInfo"]["endCursor"]
+
+
+@pytest.mark.parametrize("name", list(LISTS))
+def test_paging_to_the_end_sees_total_count_nodes_once(client: TestClient, name: str) -> None:
+    fill(client)
+    seen, totals = walk(client, name)
+    assert len(seen) == len(set(seen)) and totals == {len(seen)} and len(seen) >= 5
+
+
+def test_a_filter_counts_its_matches_and_pages_by_them(client: TestClient) -> None:
+    fill(client)
+    asked = data(client, "{ questions(first: 1) { edges { node { id } } } }")["questions"]["edges"][0]["node"]["id"]
+    data(client, "mutation($q: String!) { answerQuestion(question: $q, value: \"m8\") { seq } }", {"q": asked})
+    shown = data(client, "{ a: questions(answered: true) { totalCount } b: questions(answered: false) { totalCount "
+                         "edges { node { id answered } } } c: unknowns(answered: false, first: 1) { totalCount "
+                         "pageInfo { hasNextPage } } }")
+    assert shown["a"]["totalCount"] == 1 and shown["b"]["totalCount"] == 4
+    assert all(not e["node"]["answered"] and e["node"]["id"] != asked for e in shown["b"]["edges"])
+    assert shown["c"] == {"totalCount": 4, "pageInfo": {"hasNextPage": True}}
+
+
+@pytest.mark.parametrize("name", ["questions", "unknowns"])
+def test_a_cursor_of_another_list_is_a_clear_error(client: TestClient, name: str) -> None:
+    fill(client)
+    other = data(client, "{ journal(first: 1) { pageInfo { endCursor } } }")["journal"]["pageInfo"]["endCursor"]
+    (error,) = gql(client, LISTS[name] % "totalCount", {"a": other})["errors"]
+    assert "cursor" in error["message"] and error["extensions"] == {"code": "BAD_USER_INPUT", "field": "after"}
