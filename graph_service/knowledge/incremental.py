@@ -219,20 +219,22 @@ class Schedule:
     recomputed: int = 0
 
 
-def around(state: KnowledgeState, units: Iterable[str]) -> set[str]:
-    """The units whose predecessors a change to these units' items can change: theirs, and those of
-    every item citing, superseding or superseded by one of their items, live or not."""
+def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
+    """The units whose predecessors can change when assertions of these items are added or taken
+    back: the items' own, and those of every item citing, superseding or superseded by one of them."""
     found: set[str] = set()
-    for unit in units:
-        found.add(unit)
-        for rec in unit_members(state, unit):
-            for other in (*state.dependents_of.get(rec.id, ()), *state.superseded_by.get(rec.id, ())):
-                if other in state.items:
-                    found.add(unit_of(state.items[other]))
-            for a in rec.assertions:
-                target = state.items.get(a.assertion.supersedes or "")
-                if target is not None:
-                    found.add(unit_of(target))
+    for item_id in ids:
+        rec = state.items.get(item_id)
+        if rec is None:
+            continue
+        found.add(unit_of(rec))
+        for other in (*state.dependents_of.get(rec.id, ()), *state.superseded_by.get(rec.id, ())):
+            if other in state.items:
+                found.add(unit_of(state.items[other]))
+        for a in rec.assertions:
+            target = state.items.get(a.assertion.supersedes or "")
+            if target is not None:
+                found.add(unit_of(target))
     return found
 
 
@@ -361,22 +363,23 @@ class Outcome:
 
 
 def propagate(
-    state: KnowledgeState, order: Order, seeds: Iterable[str], structural: bool = True
+    state: KnowledgeState, order: Order, seeds: Iterable[str], structural: Iterable[str] = ()
 ) -> Outcome | None:
     """Re-evaluate the seed units, then every unit reading a status or support that changed, each
     after what it reads (by done time; units done in the same phase again whenever something they
     read changes: the reads are acyclic, so this settles on `evaluate`'s verdicts). `structural`
-    says the write may have changed edges or liveness around the seeds' items, so the schedule is
-    brought up to date first (`reschedule`). None when a unit it needs was never scheduled: then only
-    the whole component gives `evaluate`'s answer. Reads the state and the order; changes neither."""
+    names the items the write added assertions to or took them back from: edges and liveness may
+    have changed around them, so the schedule is brought up to date first (`reschedule`). None when
+    a unit it needs was never scheduled: then only the whole component gives `evaluate`'s answer.
+    Reads the state and the order; changes neither."""
     seeds = set(seeds)
-    if structural:
-        changed = around(state, seeds)
+    changed = around(state, structural)
+    if changed:
         schedule = reschedule(state, order, changed)
         if schedule is None:
             return None
     else:
-        changed, schedule = set(), Schedule()
+        schedule = Schedule()
     time = ChainMap(cast("dict[str, int]", schedule.time), order.time)
     first = ChainMap(cast("dict[str, int]", schedule.first), order.first)
 

@@ -152,14 +152,14 @@ class KnowledgeState:
     # -- re-evaluation ---------------------------------------------------------------------------
 
     def _recompute(
-        self, touched: Iterable[str], projection: Projection, structural: bool = False
+        self, touched: Iterable[str], projection: Projection, structural: Iterable[str] = ()
     ) -> StatusChanges:
         """Re-evaluate what `touched` can affect; project what changed; return status changes.
 
         The same verdicts, projections and dispute events as evaluating the whole components of
         `touched` (`reference_evaluation`), which is what runs where incremental evaluation cannot
-        be trusted to equal it (a unit never scheduled). `structural`: the write added or took back
-        assertions of `touched` (edges and liveness may have changed around them).
+        be trusted to equal it (a unit never scheduled). `structural`: the items the write added
+        assertions to or took them back from (edges and liveness may have changed around them).
         """
         ids = [i for i in touched if i in self.items]
         outcome = None
@@ -268,7 +268,7 @@ class KnowledgeState:
         if supersedes:
             self.superseded_by.setdefault(supersedes, set()).add(rec.id)
             projection.edge("SUPERSEDES", "Item", rec.id, "Item", supersedes)
-        changes = self._recompute([rec.id], projection, structural=True)
+        changes = self._recompute([rec.id], projection, structural=[rec.id])
         result = {
             "id": rec.id,
             "status": rec.status,
@@ -313,7 +313,7 @@ class KnowledgeState:
         if rec is None:
             return Applied(projection, {})
         self._take_back(rec, entry.seq)
-        return Applied(projection, self._recompute([rec.id], projection, structural=True))
+        return Applied(projection, self._recompute([rec.id], projection, structural=[rec.id]))
 
     def _rollback(self, entry: Entry) -> Applied:
         projection, rec = Projection(), self._item(entry)
@@ -334,7 +334,7 @@ class KnowledgeState:
                 projection.edge("COVERS", "Flag", flag_id, "Item", other)
             projection.nodes.append(NodeUpsert("Flag", flag_id, flag.props()))
         self._take_back(rec, entry.seq)
-        return Applied(projection, self._recompute([rec.id, *sorted(restored)], projection, structural=True))
+        return Applied(projection, self._recompute([rec.id, *sorted(restored)], projection, structural=[rec.id]))
 
     def _retire(self, entry: Entry) -> Applied:
         projection, rec = Projection(), self._item(entry)
