@@ -238,16 +238,39 @@ def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
     return found
 
 
+def _cycle_through(state: KnowledgeState, order: Order, unit: str) -> bool:
+    """Whether a cycle through `unit` (not released) stays within units learned after its done time
+    and done before its first position (units never scheduled count as within)."""
+    low, high = order.time[unit], order.first[unit]
+    seen = {unit}
+    work = [unit]
+    while work:
+        for v in successors(state, work.pop()):
+            if v == unit:
+                return True
+            if v in seen:
+                continue
+            seen.add(v)
+            if v not in order.first or (order.first[v] > low and order.time[v] < high):
+                work.append(v)
+    return False
+
+
 def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedule | None:
     """The schedule after a write whose structural changes (edges, liveness, first positions) are all
     on units in `changed` (their predecessor sets); None when a unit it needs was never scheduled.
 
-    Most writes leave every done time as it was, which is checked locally: if every changed unit
-    keeps its first position, was released, and still has a predecessor done no earlier than it, the
-    old times still solve the new equations and no larger solution exists (any solution ≥ them is,
-    unit by unit, one of the old equations too, and the old times are the greatest of those). A new
-    unit nothing depends on is decided after its predecessors. Otherwise the done times of everything
-    downstream of the units that failed that check are recomputed (`done_times`), the rest fixed.
+    Most writes leave every done time as it was, which is checked locally: every changed unit keeps
+    its first position and its old time still solves its new equation, so the old times solve the
+    new system. They are its greatest solution unless a larger one exists; in that one, following
+    from a unit whose time rose a predecessor whose time rose at least as much, one ends on a cycle
+    of units whose times rose, all to one value c, each learned no earlier than c and done before c.
+    The old graph had no such cycle (its greatest solution would have put them at c or later), so it
+    runs through a new edge into a changed unit u not released (a released one cannot rise): none
+    exists if no cycle through u stays within units learned after u's old time and done before u's
+    first position (`_cycle_through`). A new unit nothing depends on is decided after its
+    predecessors. Otherwise the done times of everything downstream of the units that failed that
+    check are recomputed (`done_times`), the rest fixed.
     """
     out = Schedule()
     failing: set[str] = set()
@@ -269,7 +292,8 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
             else:
                 out.time[u], out.first[u] = min(first, latest), first
             continue
-        if not (order.first[u] == first and order.time[u] == first and latest >= first):
+        solves = order.first[u] == first and min(first, latest) == order.time[u]
+        if not solves or (order.time[u] != first and _cycle_through(state, order, u)):
             failing.add(u)
     if not failing:
         return out
