@@ -8,10 +8,14 @@ was evaluated in; so a write re-evaluates the units it touches and, in topologic
 reading a status or a support that actually changed, and stops where nothing a reader reads moved.
 
 Where a cycle (through keys or supersedes) lies upstream, `evaluate` breaks it by releasing the
-earliest-learned unit first, an order that depends on the whole cyclic part; there the write falls
-back to the whole-component evaluation (`reference_evaluation`), which is the definition. `Order`
-keeps the heights that give the topological order and the units that may lie downstream of a cycle
-(tainted: a superset, made exact again for a component whenever it is evaluated whole).
+earliest-learned undecided unit when nothing is ready, and the released unit reads what is not yet
+decided as pending. That order is a schedule of the unit graph alone (no verdict enters it): each
+unit has a done time (`done_times`: the first-learned position of the release whose phase decides
+it), a unit is released iff its done time is its own first position, and then it reads exactly the
+units done before it. `Order` keeps those times; a write brings them up to date around the items it
+changed (`reschedule`, mostly a local check), and verdicts then propagate along the reads, which
+are acyclic even where the unit graph is not. The whole-component evaluation (`reference_evaluation`,
+the definition) runs only for a unit never scheduled.
 
 Pure: plain functions over the state's records; no I/O.
 """
