@@ -66,7 +66,7 @@ def impact(state: KnowledgeState, ids: Iterable[str]) -> Impact:
     view = cast("KnowledgeState", _Overlay(state, taken_back))
     # A state keeping no order (incremental=False) can only be asked the whole-component way.
     seeds = {unit_of(rec) for rec in taken_back.values()}
-    outcome = propagate(view, state.order, seeds) if state.incremental else None
+    outcome = propagate(view, state.order, seeds, taken_back) if state.incremental else None
     if outcome is None:
         verdicts, disputes, _ = reference_evaluation(view, taken_back)
     else:

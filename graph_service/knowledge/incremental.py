@@ -8,10 +8,14 @@ was evaluated in; so a write re-evaluates the units it touches and, in topologic
 reading a status or a support that actually changed, and stops where nothing a reader reads moved.
 
 Where a cycle (through keys or supersedes) lies upstream, `evaluate` breaks it by releasing the
-earliest-learned unit first, an order that depends on the whole cyclic part; there the write falls
-back to the whole-component evaluation (`reference_evaluation`), which is the definition. `Order`
-keeps the heights that give the topological order and the units that may lie downstream of a cycle
-(tainted: a superset, made exact again for a component whenever it is evaluated whole).
+earliest-learned undecided unit when nothing is ready, and the released unit reads what is not yet
+decided as pending. That order is a schedule of the unit graph alone (no verdict enters it): each
+unit has a done time (`done_times`: the first-learned position of the release whose phase decides
+it), a unit is released iff its done time is its own first position, and then it reads exactly the
+units done before it. `Order` keeps those times; a write brings them up to date around the items it
+changed (`reschedule`, mostly a local check), and verdicts then propagate along the reads, which
+are acyclic even where the unit graph is not. The whole-component evaluation (`reference_evaluation`,
+the definition) runs only for a unit never scheduled.
 
 Pure: plain functions over the state's records; no I/O.
 """
@@ -19,9 +23,10 @@ Pure: plain functions over the state's records; no I/O.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping
+from collections import ChainMap
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from graph_service.knowledge.rules import DisputeEvent, ItemFacts, ItemVerdict, LiveAssertion, _evaluate_unit, evaluate
 
@@ -71,102 +76,257 @@ def successors(state: KnowledgeState, unit: str) -> set[str]:
     return found
 
 
-@dataclass
-class Order:
-    """Heights that order the units topologically, and the units that may lie downstream of a cycle.
-
-    Invariant: for every live edge a → b between untainted units, height[a] < height[b]; the tainted
-    set is closed under live edges and contains every unit with a cycle upstream (or on it).
-    """
-
-    height: dict[str, int] = field(default_factory=dict)
-    tainted: set[str] = field(default_factory=set)
-    # What writes cost so far (tests and benchmarks read them): units re-decided one by one, and
-    # writes that fell back to evaluating their whole components.
-    units_evaluated: int = 0
-    whole_evaluations: int = 0
-
-    def insert(self, state: KnowledgeState, a: str, b: str) -> None:
-        """Keep the invariant for a new live edge a → b (raise what must rise, taint a new cycle)."""
-        if a == b or b in self.tainted:
-            return
-        if a in self.tainted:
-            self._taint_from(state, b)
-            return
-        if self.height.get(a, 0) < self.height.get(b, 0):
-            return
-        self.height[b] = self.height.get(a, 0) + 1
-        work = [b]
-        while work:
-            y = work.pop()
-            for x in successors(state, y):
-                if x in (a, b):
-                    # A cycle: b reaches a (this edge closes it) or b itself (an edge of the same new
-                    # assertion, not inserted yet, closes it; every new edge touches the asserting
-                    # item's unit, a or b). Everything downstream of b is decided whole.
-                    self._taint_from(state, b)
-                    return
-                if x not in self.tainted and self.height.get(x, 0) <= self.height[y]:
-                    self.height[x] = self.height[y] + 1
-                    work.append(x)
-
-    def _taint_from(self, state: KnowledgeState, start: str) -> None:
-        work = [start]
-        self.tainted.add(start)
-        while work:
-            for x in successors(state, work.pop()):
-                if x not in self.tainted:
-                    self.tainted.add(x)
-                    work.append(x)
-
-    def reset(self, state: KnowledgeState, members: Iterable[str]) -> None:
-        """Make heights and taint exact for the units of these items (a union of whole components)."""
-        units = {unit_of(state.items[i]) for i in members}
-        after = {u: successors(state, u) for u in units}
-        waiting = dict.fromkeys(units, 0)
-        for nxt in after.values():
-            for v in nxt:
-                waiting[v] = waiting.get(v, 0) + 1
-        ready = [u for u, n in waiting.items() if n == 0]
-        level = dict.fromkeys(ready, 0)
-        while ready:
-            u = ready.pop()
-            self.height[u] = level[u]
-            self.tainted.discard(u)
-            for v in after.get(u, ()):
-                level[v] = max(level.get(v, 0), level[u] + 1)
-                waiting[v] -= 1
-                if waiting[v] == 0:
-                    ready.append(v)
-        self.tainted.update(u for u, n in waiting.items() if n > 0)
-
-    def edges_of_assertion(self, state: KnowledgeState, rec: ItemRecord, a: LiveAssertion, was_live: bool) -> None:
-        """Insert the live edges a new assertion of `rec` brings (and `rec`'s own, if it was not live)."""
-        me = unit_of(rec)
-        for p in a.premises:
-            prec = state.items.get(p)
-            if prec is not None and prec.live():
-                self.insert(state, unit_of(prec), me)
-        target = state.items.get(a.supersedes or "")
-        if target is not None and target.live():
-            self.insert(state, me, unit_of(target))
-        if was_live:
-            return
-        for dep in sorted(state.dependents_of.get(rec.id, ())):
-            drec = state.items.get(dep)
-            if drec is not None and _cites(drec, rec.id):
-                self.insert(state, me, unit_of(drec))
-        for other in sorted(state.superseded_by.get(rec.id, ())):
+def predecessors(state: KnowledgeState, unit: str) -> set[str]:
+    """The units `evaluate` decides before this one: live premises' units and live superseders'
+    (the mirror of `successors`)."""
+    found: set[str] = set()
+    for rec in unit_members(state, unit):
+        live = rec.live()
+        if not live:
+            continue
+        for a in live:
+            for p in a.premises:
+                prec = state.items.get(p)
+                if prec is not None and prec.live():
+                    found.add(unit_of(prec))
+        for other in state.superseded_by.get(rec.id, ()):
             orec = state.items.get(other)
             if orec is not None and any(x.supersedes == rec.id for x in orec.live()):
-                self.insert(state, unit_of(orec), me)
+                found.add(unit_of(orec))
+    found.discard(unit)
+    return found
+
+
+def first_learned(state: KnowledgeState, unit: str) -> int | None:
+    """The journal position of the unit's earliest live assertion (what `evaluate` releases by),
+    None when nothing in it is live (it is no unit of `evaluate` then)."""
+    seqs = [a.seq for rec in unit_members(state, unit) for a in rec.live()]
+    return min(seqs) if seqs else None
+
+
+# The done time of a unit no release is needed for (nothing cyclic upstream): before any release.
+BEFORE = -1
+
+
+def done_times(
+    state: KnowledgeState, region: set[str], outside: Mapping[str, int]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """When `evaluate` decides each unit of `region` (a set closed under `successors`): the first-
+    learned position of the release that makes it decidable (its own when it is released itself),
+    BEFORE when no release is needed; and each unit's first-learned position. Units with nothing live
+    are left out. Predecessors outside the region are read from `outside` (their done times).
+
+    Why this is `evaluate`'s schedule: its releases come in increasing first-learned order (each is
+    the earliest undecided unit, and the undecided set only shrinks), and between releases it decides
+    exactly what becomes decidable; so a unit is done in the phase of the latest done time among its
+    predecessors, unless its own release comes first: T(u) = min(first(u), max T(pred)), the greatest
+    such solution (a cycle nobody releases is never decided). This simulates those phases in time
+    order, as a shortest-path search would: it depends only on what lies upstream of a unit.
+    """
+    first: dict[str, int] = {}
+    for u in region:
+        f = first_learned(state, u)
+        if f is not None:
+            first[u] = f
+    ext: dict[str, int] = {}
+    inside: dict[str, int] = {}
+    for u in first:
+        latest, count = BEFORE, 0
+        for p in predecessors(state, u):
+            if p in first:
+                count += 1
+            elif p not in region:
+                latest = max(latest, outside[p])
+        ext[u], inside[u] = latest, count
+    # (time, 0 = its release / 1 = it becomes decidable, unit): a release at the same time wins,
+    # though only the time is kept.
+    heap: list[tuple[int, int, str]] = [(f, 0, u) for u, f in first.items()]
+    heap += [(ext[u], 1, u) for u in first if inside[u] == 0]
+    heapq.heapify(heap)
+    times: dict[str, int] = {}
+    while heap:
+        t, _, u = heapq.heappop(heap)
+        if u in times:
+            continue
+        times[u] = t
+        for v in successors(state, u):
+            if v in first and v not in times:
+                inside[v] -= 1
+                if inside[v] == 0:
+                    heapq.heappush(heap, (max(t, ext[v]), 1, v))
+    return times, first
+
+
+def downstream(state: KnowledgeState, seeds: Iterable[str]) -> set[str]:
+    """The seeds and every unit reachable from them by `successors`."""
+    found = set(seeds)
+    work = list(found)
+    while work:
+        for v in successors(state, work.pop()):
+            if v not in found:
+                found.add(v)
+                work.append(v)
+    return found
+
+
+@dataclass
+class Order:
+    """When `evaluate` decides each live unit (`done_times`), and each one's first-learned position.
+
+    A unit u is released (decided before all it reads is, reading the undecided as pending) iff
+    time[u] == first[u]; it then reads exactly the units done before it (time < first[u]), and a unit
+    not released reads all its predecessors. Those reads form an acyclic graph along which verdicts
+    are a pure function of what is read, whatever lies in cycles of the unit graph.
+    """
+
+    time: dict[str, int] = field(default_factory=dict)
+    first: dict[str, int] = field(default_factory=dict)
+    # What writes cost so far (tests and benchmarks read them): units re-decided one by one, writes
+    # that fell back to evaluating their whole components, and units whose done time was recomputed.
+    units_evaluated: int = 0
+    whole_evaluations: int = 0
+    units_scheduled: int = 0
+
+    def reads(self, reader: str, unit: str) -> bool:
+        """Whether `reader` reads `unit`'s verdicts (rather than seeing its items as pending)."""
+        first = self.first.get(reader)
+        return first is None or self.time.get(reader) != first or self.time.get(unit, BEFORE) < first
+
+    def reset(self, state: KnowledgeState, members: Iterable[str]) -> None:
+        """Make the schedule exact for the units of these items (a union of whole components)."""
+        units = {unit_of(state.items[i]) for i in members}
+        for u in units:
+            self.time.pop(u, None)
+            self.first.pop(u, None)
+        times, first = done_times(state, units, {})
+        self.time.update(times)
+        self.first.update(first)
+        self.units_scheduled += len(units)
+
+    def commit(self, schedule: Schedule) -> None:
+        """Adopt a write's new schedule (computed without changing this one)."""
+        for u in schedule.gone:
+            self.time.pop(u, None)
+            self.first.pop(u, None)
+        self.time.update(schedule.time)
+        self.first.update(schedule.first)
+        self.units_scheduled += schedule.recomputed
+
+
+@dataclass
+class Schedule:
+    """A write's changes to an `Order`: new done times and first positions, units no longer live."""
+
+    time: dict[str, int] = field(default_factory=dict)
+    first: dict[str, int] = field(default_factory=dict)
+    gone: set[str] = field(default_factory=set)
+    recomputed: int = 0
+
+
+def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
+    """The units whose predecessors can change when assertions of these items are added or taken
+    back: the items' own, and those of every item citing, superseding or superseded by one of them."""
+    found: set[str] = set()
+    for item_id in ids:
+        rec = state.items.get(item_id)
+        if rec is None:
+            continue
+        found.add(unit_of(rec))
+        for other in (*state.dependents_of.get(rec.id, ()), *state.superseded_by.get(rec.id, ())):
+            if other in state.items:
+                found.add(unit_of(state.items[other]))
+        for a in rec.assertions:
+            target = state.items.get(a.assertion.supersedes or "")
+            if target is not None:
+                found.add(unit_of(target))
+    return found
+
+
+def _cycle_through(state: KnowledgeState, order: Order, unit: str) -> bool:
+    """Whether a cycle through `unit` (not released) stays within units learned after its done time
+    and done before its first position (units never scheduled count as within)."""
+    low, high = order.time[unit], order.first[unit]
+    seen = {unit}
+    work = [unit]
+    while work:
+        for v in successors(state, work.pop()):
+            if v == unit:
+                return True
+            if v in seen:
+                continue
+            seen.add(v)
+            if v not in order.first or (order.first[v] > low and order.time[v] < high):
+                work.append(v)
+    return False
+
+
+def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedule | None:
+    """The schedule after a write whose structural changes (edges, liveness, first positions) are all
+    on units in `changed` (their predecessor sets); None when a unit it needs was never scheduled.
+
+    Most writes leave every done time as it was, which is checked locally: every changed unit keeps
+    its first position and its old time still solves its new equation, so the old times solve the
+    new system. They are its greatest solution unless a larger one exists; in that one, following
+    from a unit whose time rose a predecessor whose time rose at least as much, one ends on a cycle
+    of units whose times rose, all to one value c, each learned no earlier than c and done before c.
+    The old graph had no such cycle (its greatest solution would have put them at c or later), so it
+    runs through a new edge into a changed unit u not released (a released one cannot rise): none
+    exists if no cycle through u stays within units learned after u's old time and done before u's
+    first position (`_cycle_through`). A new unit nothing depends on is decided after its
+    predecessors. Otherwise the done times of everything downstream of the units that failed that
+    check are recomputed (`done_times`), the rest fixed.
+    """
+    out = Schedule()
+    failing: set[str] = set()
+    for u in sorted(changed):
+        first = first_learned(state, u)
+        if first is None:
+            if u in order.first:
+                out.gone.add(u)
+            continue
+        preds = predecessors(state, u)
+        if any(p not in order.time and p not in changed for p in preds):
+            return None
+        # A changed predecessor that fails the check puts this unit downstream of it, recomputed
+        # below; one that passes keeps its time: reading old times here is safe either way.
+        latest = max((order.time.get(p, BEFORE) for p in preds), default=BEFORE)
+        if u not in order.first:
+            if successors(state, u):
+                failing.add(u)
+            else:
+                out.time[u], out.first[u] = min(first, latest), first
+            continue
+        solves = order.first[u] == first and min(first, latest) == order.time[u]
+        if not solves or (order.time[u] != first and _cycle_through(state, order, u)):
+            failing.add(u)
+    if not failing:
+        return out
+    region = downstream(state, failing)
+    outside: dict[str, int] = {}
+    for u in region:
+        for p in predecessors(state, u):
+            if p not in region:
+                if p not in order.time:
+                    return None
+                outside[p] = order.time[p]
+    times, first = done_times(state, region, outside)
+    out.time.update(times)
+    out.first.update(first)
+    out.gone |= {u for u in region if u not in first and u in order.first}
+    out.recomputed = len(region)
+    return out
 
 
 def evaluate_unit(
-    state: KnowledgeState, members: list[ItemRecord], known: Mapping[str, ItemVerdict]
+    state: KnowledgeState,
+    members: list[ItemRecord],
+    known: Mapping[str, ItemVerdict],
+    reads: Callable[[str], bool] = lambda unit: True,
 ) -> tuple[Verdicts, tuple[DisputeEvent, ...]]:
     """One unit's verdicts and (for a key) disputes, reading other units' verdicts from `known`
-    (falling back to the records'): what `evaluate` gives it once everything it reads is decided."""
+    (falling back to the records'): what `evaluate` gives it when it decides it. A live item of a
+    unit `reads` refuses is not decided yet then: as a premise it reads as pending, as a superseder
+    it does not count (exactly as in `evaluate`)."""
     verdicts: Verdicts = {}
     live: list[ItemFacts] = []
     for rec in members:
@@ -180,15 +340,20 @@ def evaluate_unit(
     mine = {f.id: f for f in live}
     # What the unit reads of others: premises' statuses (a premise in this unit reads as pending,
     # a never-written one as dead, exactly as in `evaluate`) and superseders' supported assertions.
-    reads: dict[str, ItemVerdict] = dict(verdicts)
+    seen: dict[str, ItemVerdict] = dict(verdicts)
+    pending: set[str] = set(mine)
     for f in live:
         for a in f.assertions:
             for p in a.premises:
-                if p in mine or p in reads:
+                if p in pending or p in seen:
                     continue
                 prec = state.items.get(p)
-                if prec is not None:
-                    reads[p] = known.get(p, prec.verdict)
+                if prec is None:
+                    continue
+                if prec.live() and not reads(unit_of(prec)):
+                    pending.add(p)
+                else:
+                    seen[p] = known.get(p, prec.verdict)
     superseded_by: dict[str, list[tuple[str, LiveAssertion]]] = {}
     supported_of: dict[str, list[LiveAssertion]] = {}
     for f in live:
@@ -199,41 +364,78 @@ def evaluate_unit(
                 continue
             superseded_by.setdefault(f.id, []).extend(found)
             if other not in mine and other not in supported_of:
+                if orec.live() and not reads(unit_of(orec)):
+                    continue
                 support = set(known.get(other, orec.verdict).support)
                 supported_of[other] = [a for a in orec.live() if a.seq in support]
     key = live[0].key
     resolutions = {} if key is None else {key: state.resolutions.get(key, [])}
     disputes: Disputes = {}
-    _evaluate_unit(live, mine, resolutions, state.clock, reads, supported_of, disputes, superseded_by)
+    # `pending` stands in for `evaluate`'s items: what is in it and not decided reads as pending.
+    pending_items = cast("Mapping[str, ItemFacts]", dict.fromkeys(pending))
+    _evaluate_unit(live, pending_items, resolutions, state.clock, seen, supported_of, disputes, superseded_by)
     for f in live:
-        verdicts[f.id] = reads[f.id]
+        verdicts[f.id] = seen[f.id]
     return verdicts, disputes.get(key, ()) if key is not None else ()
 
 
 @dataclass
 class Outcome:
-    """What a write changes: new verdicts of the items re-evaluated, and the events of the keys re-decided."""
+    """What a write changes: new verdicts of the items re-evaluated, the events of the keys re-decided,
+    and the schedule to adopt (`Order.commit`) once the write is applied."""
 
     verdicts: Verdicts
     disputes: Disputes
     units: int = 0
+    schedule: Schedule = field(default_factory=Schedule)
 
 
-def propagate(state: KnowledgeState, order: Order, seeds: Iterable[str]) -> Outcome | None:
-    """Re-evaluate the seed units, then, lowest first, every unit reading a status or support that
-    changed. None when a unit reached may lie downstream of a cycle: then only the whole component
-    gives `evaluate`'s answer. Reads the state; changes nothing."""
-    heap = [(order.height.get(u, 0), u) for u in set(seeds)]
+def propagate(
+    state: KnowledgeState, order: Order, seeds: Iterable[str], structural: Iterable[str] = ()
+) -> Outcome | None:
+    """Re-evaluate the seed units, then every unit reading a status or support that changed, each
+    after what it reads (by done time; units done in the same phase again whenever something they
+    read changes: the reads are acyclic, so this settles on `evaluate`'s verdicts). `structural`
+    names the items the write added assertions to or took them back from: edges and liveness may
+    have changed around them, so the schedule is brought up to date first (`reschedule`). None when
+    a unit it needs was never scheduled: then only the whole component gives `evaluate`'s answer.
+    Reads the state and the order; changes neither."""
+    seeds = set(seeds)
+    changed = around(state, structural)
+    if changed:
+        schedule = reschedule(state, order, changed)
+        if schedule is None:
+            return None
+    else:
+        schedule = Schedule()
+    time = ChainMap(cast("dict[str, int]", schedule.time), order.time)
+    first = ChainMap(cast("dict[str, int]", schedule.first), order.first)
+
+    def reads(reader: str, unit: str) -> bool:
+        f = first.get(reader)
+        return f is None or time.get(reader) != f or time.get(unit, BEFORE) < f
+
+    # Units whose done time changed read differently, and so may their readers.
+    moved = {u for u, t in schedule.time.items() if order.time.get(u) != t or order.first.get(u) != schedule.first[u]}
+    start = seeds | changed | moved
+    for u in moved:
+        start |= successors(state, u)
+    heap: list[tuple[int, str]] = []
+    for u in start:
+        if u in schedule.gone or first_learned(state, u) is None:
+            heap.append((BEFORE, u))
+        elif u not in time:
+            return None
+        else:
+            heap.append((time[u], u))
     heapq.heapify(heap)
     queued = {u for _, u in heap}
-    out = Outcome({}, {})
+    out = Outcome({}, {}, schedule=schedule)
     while heap:
-        height, unit = heapq.heappop(heap)
+        _, unit = heapq.heappop(heap)
         queued.discard(unit)
-        if unit in order.tainted:
-            return None
         members = unit_members(state, unit)
-        verdicts, events = evaluate_unit(state, members, out.verdicts)
+        verdicts, events = evaluate_unit(state, members, out.verdicts, lambda u, me=unit: reads(me, u))
         out.units += 1
         if unit.startswith("k:"):
             out.disputes[unit[2:]] = events
@@ -241,27 +443,28 @@ def propagate(state: KnowledgeState, order: Order, seeds: Iterable[str]) -> Outc
         for rec in members:
             old, new = out.verdicts.get(rec.id, rec.verdict), verdicts[rec.id]
             out.verdicts[rec.id] = new
+            found: set[str] = set()
             if old.status != new.status or rec.props is None:
                 for dep in state.dependents_of.get(rec.id, ()):
                     drec = state.items.get(dep)
                     if drec is not None and _cites(drec, rec.id):
-                        readers.add(unit_of(drec))
+                        found.add(unit_of(drec))
             if old.support != new.support:
-                changed = set(old.support) ^ set(new.support)
+                changed_seqs = set(old.support) ^ set(new.support)
                 for a in (x.assertion for x in rec.assertions):
                     target = state.items.get(a.supersedes or "")
-                    if a.seq in changed and target is not None and target.live():
-                        readers.add(unit_of(target))
+                    if a.seq in changed_seqs and target is not None and target.live():
+                        found.add(unit_of(target))
+            # An item with nothing live is decided from the start: every reader reads it.
+            readers |= found if not rec.live() else {r for r in found if reads(r, unit)}
         readers.discard(unit)
         for reader in readers:
-            if reader in order.tainted:
+            if reader in queued:
+                continue
+            if reader not in time:
                 return None
-            if order.height.get(reader, 0) <= height:
-                # The order does not put this reader after us: never trust it, evaluate whole.
-                return None
-            if reader not in queued:
-                queued.add(reader)
-                heapq.heappush(heap, (order.height.get(reader, 0), reader))
+            queued.add(reader)
+            heapq.heappush(heap, (time[reader], reader))
     return out
 
 

@@ -151,17 +151,20 @@ class KnowledgeState:
 
     # -- re-evaluation ---------------------------------------------------------------------------
 
-    def _recompute(self, touched: Iterable[str], projection: Projection) -> StatusChanges:
+    def _recompute(
+        self, touched: Iterable[str], projection: Projection, structural: Iterable[str] = ()
+    ) -> StatusChanges:
         """Re-evaluate what `touched` can affect; project what changed; return status changes.
 
         The same verdicts, projections and dispute events as evaluating the whole components of
         `touched` (`reference_evaluation`), which is what runs where incremental evaluation cannot
-        be trusted to equal it (downstream of a cycle).
+        be trusted to equal it (a unit never scheduled). `structural`: the items the write added
+        assertions to or took them back from (edges and liveness may have changed around them).
         """
         ids = [i for i in touched if i in self.items]
         outcome = None
         if self.incremental:
-            outcome = propagate(self, self.order, {unit_of(self.items[i]) for i in ids})
+            outcome = propagate(self, self.order, {unit_of(self.items[i]) for i in ids}, structural)
         if outcome is None:
             verdicts, disputes, members = reference_evaluation(self, ids)
             if self.incremental:
@@ -170,6 +173,7 @@ class KnowledgeState:
         else:
             verdicts, disputes = outcome.verdicts, outcome.disputes
             self.order.units_evaluated += outcome.units
+            self.order.commit(outcome.schedule)
         changes: StatusChanges = {}
         for item_id in sorted(verdicts):
             rec = self.items[item_id]
@@ -238,7 +242,6 @@ class KnowledgeState:
     def _add(self, entry: Entry) -> Applied:
         p = entry.payload
         rec = self._record_for(p, entry.seq)
-        was_live = bool(rec.live())
         premises = tuple(p.get("derived_from") or ())
         supersedes = p.get("supersedes")
         valid = p.get("valid")
@@ -265,9 +268,7 @@ class KnowledgeState:
         if supersedes:
             self.superseded_by.setdefault(supersedes, set()).add(rec.id)
             projection.edge("SUPERSEDES", "Item", rec.id, "Item", supersedes)
-        if self.incremental:
-            self.order.edges_of_assertion(self, rec, assertion, was_live)
-        changes = self._recompute([rec.id], projection)
+        changes = self._recompute([rec.id], projection, structural=[rec.id])
         result = {
             "id": rec.id,
             "status": rec.status,
@@ -312,7 +313,7 @@ class KnowledgeState:
         if rec is None:
             return Applied(projection, {})
         self._take_back(rec, entry.seq)
-        return Applied(projection, self._recompute([rec.id], projection))
+        return Applied(projection, self._recompute([rec.id], projection, structural=[rec.id]))
 
     def _rollback(self, entry: Entry) -> Applied:
         projection, rec = Projection(), self._item(entry)
@@ -333,7 +334,7 @@ class KnowledgeState:
                 projection.edge("COVERS", "Flag", flag_id, "Item", other)
             projection.nodes.append(NodeUpsert("Flag", flag_id, flag.props()))
         self._take_back(rec, entry.seq)
-        return Applied(projection, self._recompute([rec.id, *sorted(restored)], projection))
+        return Applied(projection, self._recompute([rec.id, *sorted(restored)], projection, structural=[rec.id]))
 
     def _retire(self, entry: Entry) -> Applied:
         projection, rec = Projection(), self._item(entry)

@@ -116,6 +116,8 @@ def test_after_every_retraction_the_store_equals_its_rebuild_without_the_item(st
     n = 0
     for kind, x, y in steps:
         n += 1
+        # An add the consistency gate refuses (it would rest on its own key's rival) names no item.
+        items = [i for i in items if i is not None]
         try:
             if kind == "fact" or not items:
                 items.append(fact(log, f"s{x % 6}", y % 3))
