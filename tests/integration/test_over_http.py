@@ -122,8 +122,8 @@ def test_a_field_error_is_200_with_data_in_both_media_types(client: TestClient) 
         response = post_as(client, accept, '{ head { seq } item(id: "nope") { id } }')
         assert response.status_code == 200
         body = response.json()
-        # item is non-null, so its error nulls the whole data: still an executed request, data present.
-        assert "data" in body and body["data"] is None
+        # A missing item is null beside its intact siblings (issue 13): an executed request, data present.
+        assert body["data"] == {"head": {"seq": 0}, "item": None}
         assert body["errors"][0]["extensions"]["code"] == "NOT_FOUND"
 
 
