@@ -206,10 +206,13 @@ def _service_error(exc: TransportQueryError | TransportServerError) -> ServiceEr
     return ServiceError(first.get("message", str(exc)), extensions.get("code"), extensions.get("field"), errors)
 
 
-def _refused(operation: Operation[Any], exc: TransportQueryError | TransportServerError) -> ServiceError | None:
-    """The error to raise for this answer, or None where the operation reads NOT_FOUND as absent."""
+def _refused(operation: Operation[T], exc: TransportQueryError | TransportServerError) -> T:
+    """A refused request's answer: None-parsed where the operation reads NOT_FOUND as absent;
+    otherwise raises the service's error as ServiceError."""
     error = _service_error(exc)
-    return None if operation.absent_is_none and error.code == "NOT_FOUND" else error
+    if operation.absent_is_none and error.code == "NOT_FOUND":
+        return operation.parse(None)
+    raise error from None
 
 
 def _request(operation: Operation[Any], variables: dict[str, Any], key: str | None) -> tuple[GraphQLRequest, Any]:
@@ -285,10 +288,7 @@ class Client(_Calls):
         try:
             data = self._session.execute(request, extra_args=extra)
         except (TransportQueryError, TransportServerError) as exc:
-            error = _refused(operation, exc)
-            if error is None:
-                return operation.parse(None)
-            raise error from None
+            return _refused(operation, exc)
         return operation.parse(data[operation.field])
 
     def close(self) -> None:
@@ -322,10 +322,7 @@ class AsyncClient(_Calls):
         try:
             data = await self._session.execute(request, extra_args=extra)
         except (TransportQueryError, TransportServerError) as exc:
-            error = _refused(operation, exc)
-            if error is None:
-                return operation.parse(None)
-            raise error from None
+            return _refused(operation, exc)
         return operation.parse(data[operation.field])
 
     def _run(self, operation: Operation[T], variables: dict[str, Any], key: str | None) -> Any:

@@ -187,11 +187,6 @@ class Order:
     whole_evaluations: int = 0
     units_scheduled: int = 0
 
-    def reads(self, reader: str, unit: str) -> bool:
-        """Whether `reader` reads `unit`'s verdicts (rather than seeing its items as pending)."""
-        first = self.first.get(reader)
-        return first is None or self.time.get(reader) != first or self.time.get(unit, BEFORE) < first
-
     def reset(self, state: KnowledgeState, members: Iterable[str]) -> None:
         """Make the schedule exact for the units of these items (a union of whole components)."""
         units = {unit_of(state.items[i]) for i in members}
@@ -412,6 +407,8 @@ def propagate(
     first = ChainMap(cast("dict[str, int]", schedule.first), order.first)
 
     def reads(reader: str, unit: str) -> bool:
+        """Whether `reader` reads `unit`'s verdicts (rather than seeing its items as pending): a unit
+        not released reads all it rests on; a released one only what was done before its release."""
         f = first.get(reader)
         return f is None or time.get(reader) != f or time.get(unit, BEFORE) < f
 
