@@ -261,6 +261,10 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> Figures:
         fig.rss = (rss_start, rss_after)  # type: ignore[attr-defined]
         _concurrency(fig, served.base, args.clients, args.writes)
         _verify_while_serving(fig, served.base)
+        health = probe(f"{served.base}/healthz")
+        restarts = health[1].get("restarts") if health else None
+        fig.say(f"  embedded server restarts while serving: {restarts}")
+        fig.bar("the embedded server never restarted while serving", restarts == 0)
     finally:
         stop(served)
     # 3. verify from the command line: time and the verifying process's peak RSS

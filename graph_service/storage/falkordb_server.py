@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +36,37 @@ def _die_with_parent() -> None:
     # Runs in the child before exec: if the service is killed (even with -9), the server gets
     # SIGTERM and shuts down cleanly instead of living on as an orphan holding the data files.
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _spawn_from_lasting_thread(args: list[str]) -> subprocess.Popen[bytes]:
+    """Start the server from a thread that lives exactly as long as the server does.
+
+    Why: Linux sends PR_SET_PDEATHSIG when the *thread* that forked the child ends, not the process.
+    The service opens its store in a start-up thread (and restarts a dead server from a request's
+    worker thread); a server forked there was sent SIGTERM as soon as that thread finished.
+    `start_new_session`: a Ctrl-C at the terminal reaches the service, which stops the server
+    cleanly, instead of killing the server first.
+    """
+    spawned: list[subprocess.Popen[bytes] | BaseException] = []
+    ready = threading.Event()
+
+    def parent() -> None:
+        try:
+            process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True,
+                                       preexec_fn=_die_with_parent)
+        except BaseException as exc:  # handed to the caller, which raises it
+            spawned.append(exc)
+            ready.set()
+            return
+        spawned.append(process)
+        ready.set()
+        process.wait()  # the thread, and so the server's death signal, lasts until the server exits
+
+    threading.Thread(target=parent, name="falkordb-server-parent", daemon=True).start()
+    ready.wait()
+    if isinstance(spawned[0], BaseException):
+        raise spawned[0]
+    return spawned[0]
 
 
 def _alive(pid: int) -> bool:
@@ -131,11 +163,7 @@ class EmbeddedFalkorDB:
             "--protected-mode", "yes",
             "--logfile", str(self.data_dir / "falkordb.log"),
         ]
-        # start_new_session: a Ctrl-C at the terminal reaches the service, which then stops the
-        # server cleanly, instead of killing the server first.
-        self._process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent
-        )
+        self._process = _spawn_from_lasting_thread(args)
 
     def _wait_ready(self) -> None:
         import redis  # the falkordb client's own dependency; used only to probe readiness

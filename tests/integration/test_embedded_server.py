@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -54,6 +55,28 @@ def test_the_server_dies_with_a_killed_service(tmp_path: Path) -> None:
     while time.monotonic() < deadline and Path(f"/proc/{server}").exists():
         time.sleep(0.05)
     assert not Path(f"/proc/{server}").exists() or "zombie" in Path(f"/proc/{server}/status").read_text().lower()
+
+
+def test_a_server_started_from_a_thread_outlives_that_thread(tmp_path: Path) -> None:
+    # Regression: Linux sends the death signal when the thread that forked the server ends; the service
+    # opens its store in a start-up thread, so its server was sent SIGTERM right after the start (and
+    # restarted by the next request; CI saw a second connection closed under it).
+    import redis
+
+    started: list[EmbeddedFalkorDB] = []
+    opener = threading.Thread(target=lambda: started.append(EmbeddedFalkorDB(tmp_path / "data").start()))
+    opener.start()
+    opener.join()
+    server = started[0]
+    try:
+        time.sleep(0.5)  # SIGTERM would have arrived at once; redis-server exits within milliseconds
+        assert not server.exited(grace=0.0), server.exit_code
+        conn = redis.Redis(unix_socket_path=str(server.socket_path), socket_timeout=5)
+        assert conn.ping()
+        conn.close()
+    finally:
+        server.stop()
+    assert server.pid is None
 
 
 def test_a_dead_embedded_server_is_restarted_and_health_says_so(tmp_path: Path) -> None:

@@ -14,9 +14,10 @@ def test_the_benchmark_runs_and_reports_every_bar(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     for bar in ("bulk load", "/healthz within 1 s", "own share", "journaled write over GraphQL",
                 "belief read over GraphQL", "writes/s with 4 clients", "/healthz p99", "verify peak RSS",
-                "kill -9"):
+                "kill -9", "never restarted"):
         assert bar in out, bar
     assert "bars met:" in out and "verify over GraphQL: ok" in out
+    assert "embedded server restarts while serving: 0" in out
 
 
 def test_the_raw_write_baseline_runs_on_every_backend(graph: object, backend: Backend) -> None:
