@@ -1,10 +1,11 @@
 """What an applied journal entry changes in the graph, as plain data (no driver, no Cypher).
 
-The pure domain cores return a `Projection`; the storage adapter writes it with the single
-statement `cypher/project_entries.cypher`. Labels and relationship types cannot be Cypher
-parameters, so that statement has one clause per allowed label and per allowed
-(type, source label, target label); `NODE_LABELS` and `EDGE_KINDS` are that allow-list and
-anything else is refused here, before any query runs.
+The pure domain cores return a `Projection`; the storage adapter writes it with one statement.
+Labels and relationship types cannot be Cypher parameters, so `cypher/project_entries.cypher` has
+one clause per allowed label and per allowed (type, source label, target label); `NODE_LABELS` and
+`EDGE_KINDS` are that allow-list and anything else is refused here, before any query runs.
+`PROJECTION_PARTS` are smaller statements of the same form over a subset of the clauses (see
+`projection_statement`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,41 @@ EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("OBSERVED_BY", "Observation", "Actor"),
     ("SAME_AS", "Actor", "Actor"),
 )
+
+
+# Statements of project_entries' form over subsets of its clauses, smallest first; a write runs the
+# smallest one that holds every clause its projection uses (`projection_statement`). Why: FalkorDB's
+# cost of a statement grows with its clauses even when their lists are empty (about 40 µs each,
+# measured: 41 clauses 1.6 ms of server time for a note that writes nothing, 3 clauses 0.1 ms), and
+# the append-only file logs each statement's whole text. The subsets follow what the domains' writes
+# project together (counted over the benchmark's realistic mix). tools/gen_project_entry_cypher.py
+# writes one cypher/ file per part.
+PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]] = {
+    "project_marker": ((), ()),
+    "project_observations": (("Observation", "Actor"), (("OBSERVED_BY", "Observation", "Actor"),)),
+    "project_items": (
+        ("Item", "Dispute", "Flag", "Snapshot"),
+        (("DERIVED_FROM", "Item", "Item"), ("SUPERSEDES", "Item", "Item"), ("ABOUT", "Dispute", "Item"),
+         ("COVERS", "Flag", "Item"), ("READ", "Snapshot", "Item")),
+    ),
+    "project_statements": (
+        ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family"),
+        (("INTERPRETS", "Assertion", "Observation"), ("ATTRIBUTED_TO", "Assertion", "Actor"),
+         ("YIELDED", "Assertion", "Evidence"), ("OBSERVED_BY", "Observation", "Actor"),
+         ("BEARS_ON", "Evidence", "Belief"), ("FROM", "Evidence", "Family"),
+         ("ROOTED_IN", "Evidence", "Observation"), ("REPRESENTS", "Family", "Actor"),
+         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor")),
+    ),
+    "project_beliefs": (
+        ("Item", "Dispute", "Belief", "BeliefVersion", "Evidence", "Family", "Actor"),
+        (("DERIVED_FROM", "Item", "Item"), ("ABOUT", "Dispute", "Item"), ("BEARS_ON", "Evidence", "Belief"),
+         ("FROM", "Evidence", "Family"), ("ROOTED_IN", "Evidence", "Observation"),
+         ("ROOTED_IN", "Evidence", "Item"), ("ROOTED_IN", "Evidence", "Belief"), ("REPRESENTS", "Family", "Actor"),
+         ("CONTRADICTS", "Belief", "Belief"), ("SUPPORTS", "Belief", "Belief"),
+         ("ALTERNATIVE_TO", "Belief", "Belief"), ("DERIVED_FROM", "Belief", "Belief"),
+         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor")),
+    ),
+}
 
 
 def node_param(label: str) -> str:
@@ -207,3 +243,23 @@ def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any
     params["first"] = projections[0][0]
     params["last"] = projections[-1][0]
     return params
+
+
+def part_params(part: str) -> tuple[str, ...]:
+    """The list parameters of one statement of `PROJECTION_PARTS` (or of the whole, `project_entries`)."""
+    if part == "project_entries":
+        labels, kinds = NODE_LABELS, EDGE_KINDS
+    else:
+        labels, kinds = PROJECTION_PARTS[part]
+    return tuple(node_param(label) for label in labels) + tuple(edge_param(kind) for kind in kinds)
+
+
+def projection_statement(projections: list[tuple[int, Projection]]) -> tuple[str, dict[str, Any]]:
+    """The named statement that writes these consecutive entries' projections, and its parameters:
+    the smallest of `PROJECTION_PARTS` holding every clause they use, else `project_entries`."""
+    params = statement_params(projections)
+    used = {name for name, value in params.items() if isinstance(value, list) and value}
+    part = next((p for p in PROJECTION_PARTS if used <= set(part_params(p))), "project_entries")
+    chosen = {name: params[name] for name in part_params(part)}
+    chosen.update(first=params["first"], last=params["last"])
+    return part, chosen

@@ -3,7 +3,8 @@
 Design (SPEC 3.3, the write-ahead variant): a write is (1) planned against the in-memory state,
 (2) appended as one `Entry` node by a single atomic statement guarded by the head's hash
 (`append_entry`), then (3) applied to the pure in-memory domains and its graph changes written
-by a single atomic statement guarded by the head's projected position (`project_entries`).
+by a single atomic statement guarded by the head's projected position (`project_entries`, or the
+smallest of its parts that holds what the entry changes).
 Why this design: the in-memory state only ever applies committed entries, in journal order, so a
 writer that loses a race has nothing to undo — it catches up and plans again; and a crash
 between (2) and (3) leaves an entry that the next reader or start-up projects (the projection is
@@ -36,7 +37,7 @@ from graph_service.journal.chain import (
 )
 from graph_service.journal.frontier import Frontier
 from graph_service.journal.once import WriteOnce
-from graph_service.projection import Projection, statement_params
+from graph_service.projection import Projection, projection_statement
 from graph_service.storage.port import ConstraintViolation, GraphPort
 from graph_service.tlog.verifier import EntryError, canonical_bytes
 
@@ -271,7 +272,7 @@ class Journal:
         if self._projected < seq - 1:
             return  # an earlier projection is missing: catch-up replays and projects in order
         try:
-            rows = self.graph.run("project_entries", statement_params([(seq, applied.projection)]))
+            rows = self.graph.run(*projection_statement([(seq, applied.projection)]))
         except Exception:  # any backend failure: the journal stays the truth, the graph catches up
             log.exception("projection of journal entry %s failed; the next catch-up repairs it", seq)
             return
@@ -293,12 +294,29 @@ class Journal:
             raise UserError("an Idempotency-Key covers one write, and this request makes more than one",
                             field="Idempotency-Key")
         with self._lock:
+            # Optimistic: the first attempt plans on the state as this process last saw it, without
+            # reading the head (a round trip per write); the append's compare-and-set catches another
+            # writer's entry, and then the state catches up and the plan runs again.
+            current = False
             for _ in range(MAX_APPEND_ATTEMPTS):
-                self.catch_up()
+                if current or self._projected < self.seq or self.broken is not None:
+                    self.catch_up()
+                    current = True
                 self.refuse_if_broken()
                 if once is not None:
                     once.check_stored(self.stored_once(once.key))
-                draft = plan()
+                try:
+                    draft = plan()
+                except UserError:
+                    if current:
+                        raise
+                    # Refused on a state that may be stale: final only once the state is current.
+                    seen = self.seq
+                    self.catch_up()
+                    current = True
+                    if self.seq == seen:
+                        raise
+                    continue
                 if role is not None:
                     draft = Draft(draft.op, {**draft.payload, AUTHOR_KEY: {"role": role}})
                 payload_text = storable_payload(draft.payload, by)
@@ -314,6 +332,7 @@ class Journal:
                     if once is not None:
                         once.written = entry.seq
                     return WriteResult(entry, self._pending_results.pop(entry.seq))
+                current = True  # another writer won this position: catch up before planning again
             raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
 
     def tree_head(self) -> tuple[int, bytes]:
@@ -432,10 +451,10 @@ class Journal:
         if not rows or rows[0]["appended"] != len(batch):
             self._replay_all()
             raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
-        # statement_params folds a node written by several entries into one upsert.
+        # projection_statement folds a node written by several entries into one upsert.
         if self._projected == first.seq - 1:
             try:
-                if self.graph.run("project_entries", statement_params([(entry.seq, p) for entry, _, p in batch])):
+                if self.graph.run(*projection_statement([(entry.seq, p) for entry, _, p in batch])):
                     self._projected = batch[-1][0].seq
             except Exception:  # the entries are durable: the next catch-up re-derives their projection
                 log.exception("projection of journal entries %s..%s failed", first.seq, batch[-1][0].seq)

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from graph_service.journal.chain import FORMAT, GENESIS
-from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection, statement_params
+from graph_service.projection import (
+    EDGE_KINDS,
+    NODE_LABELS,
+    PROJECTION_PARTS,
+    Projection,
+    projection_statement,
+    statement_params,
+)
 from graph_service.storage.port import GraphPort
 
 
@@ -52,3 +59,39 @@ def test_folding_lists_every_writer_once() -> None:
     assert params["n_Flag"] == [{"id": "f", "seqs": [4, 5], "props": {"v": 2}}]
     assert params["e_COVERS_Flag_Item"] == [{"src": "f", "dst": "i", "props": {"since": 2}}]
     assert (params["first"], params["last"]) == (4, 5)
+
+
+def test_each_part_writes_what_the_whole_statement_writes(graph: GraphPort) -> None:
+    # A write runs the smallest part holding the clauses it uses; every part must write exactly what
+    # project_entries writes for a projection within it (and advance the projected position once).
+    parts = [p for p in PROJECTION_PARTS if PROJECTION_PARTS[p] != ((), ())]
+    prepare(graph, len(parts) + 1)
+    for seq, part in enumerate(parts, start=1):
+        labels, kinds = PROJECTION_PARTS[part]
+        projection = Projection()
+        for label in labels:
+            projection.node(label, f"{part}-{label}", summary=f"{part} {label}", tags=["x"])
+        for rel, src, dst in kinds:
+            projection.edge(rel, src, f"{part}-{src}", dst, f"{part}-{dst}-far", weight=0.25)
+        name, params = projection_statement([(seq, projection)])
+        assert name == part, (name, part)
+        assert graph.run(name, params) == [{"projected": seq}]
+        assert graph.run(name, params) == []  # applied once only
+        if "Item" in labels:
+            item = graph.run("items_by_id", {"ids": [f"{part}-Item"]})[0]["item"]
+            assert item["tags"] == ["x"] and item["summary"] == f"{part} Item"
+    # A projection that writes nothing moves only the marker.
+    name, params = projection_statement([(len(parts) + 1, Projection())])
+    assert name == "project_marker" and set(params) == {"first", "last"}
+    assert graph.run(name, params) == [{"projected": len(parts) + 1}]
+
+
+def test_a_projection_across_parts_runs_the_whole_statement() -> None:
+    projection = Projection()
+    projection.node("Flag", "f")
+    projection.node("Assertion", "a")  # no part holds both
+    name, params = projection_statement([(1, projection)])
+    assert name == "project_entries" and set(params) == set(statement_params([(1, projection)]))
+    smallest = Projection()
+    smallest.node("Item", "i")
+    assert projection_statement([(1, smallest)])[0] == "project_items"
