@@ -36,6 +36,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
 from graph_service.actors import actor_key
+from graph_service.api.validating import operation_validated, validating
 from graph_service.config import Settings
 
 log = logging.getLogger(__name__)
@@ -316,28 +317,31 @@ class AccessControl(SchemaExtension):
     field the request's role may not use. The role is `context["role"]`; none at all is refused."""
 
     def on_operation(self) -> Iterator[None]:
-        execution_context = self.execution_context
+        validating(self.execution_context)
+        self.execution_context.validation_rules = (*self.execution_context.validation_rules, FieldAccessRule)
+        yield
+
+
+class FieldAccessRule(ValidationRule):
+    """Reports each root field the request's role may not use (see AccessControl)."""
+
+    def __init__(self, validation_context: ValidationContext) -> None:
+        super().__init__(validation_context)
+        execution_context = operation_validated()
         context = execution_context.context
         role = context.get("role") if isinstance(context, Mapping) else getattr(context, "role", None)
-
-        class FieldAccessRule(ValidationRule):
-            def __init__(self, validation_context: ValidationContext) -> None:
-                super().__init__(validation_context)
-                document = validation_context.document
-                fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-                # The operation the executor will run: the one named, else every one (the executor
-                # itself refuses an unnamed choice among several).
-                name = execution_context.operation_name
-                operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)
-                              and (name is None or (d.name is not None and d.name.value == name))]
-                refused: set[str] = set()
-                for operation in operations:
-                    operation_type = OperationType(operation.operation.value)
-                    for field in _root_fields(operation.selection_set, fragments):
-                        needed = required_role(operation_type, field)
-                        if (role is None or role < needed) and field not in refused:
-                            refused.add(field)
-                            validation_context.report_error(forbidden_error(field, needed, role))
-
-        execution_context.validation_rules = (*execution_context.validation_rules, FieldAccessRule)
-        yield
+        document = validation_context.document
+        fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+        # The operation the executor will run: the one named, else every one (the executor
+        # itself refuses an unnamed choice among several).
+        name = execution_context.operation_name
+        operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)
+                      and (name is None or (d.name is not None and d.name.value == name))]
+        refused: set[str] = set()
+        for operation in operations:
+            operation_type = OperationType(operation.operation.value)
+            for field in _root_fields(operation.selection_set, fragments):
+                needed = required_role(operation_type, field)
+                if (role is None or role < needed) and field not in refused:
+                    refused.add(field)
+                    validation_context.report_error(forbidden_error(field, needed, role))

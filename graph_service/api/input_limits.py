@@ -32,6 +32,7 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
+from graph_service.api.validating import operation_validated, validating
 from graph_service.stream.rows import MAX_NAME_CHARS
 
 MAX_INPUT_DEPTH = 32
@@ -121,35 +122,37 @@ class InputLimits(SchemaExtension):
     """Refuses, during validation, an argument nested too deep or holding a string over its cap."""
 
     def on_operation(self) -> Iterator[None]:
-        execution_context = self.execution_context
-
-        class InputLimitsRule(ValidationRule):
-            def __init__(self, validation_context: ValidationContext) -> None:
-                super().__init__(validation_context)
-                self.variables: dict[str, Any] = dict(execution_context.variables or {})
-
-            def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
-                # A variable's default stands in for it when the request gives none: held to the same limits.
-                self.variables = dict(execution_context.variables or {})
-                for definition in node.variable_definitions or ():
-                    name = definition.variable.name.value
-                    if name not in self.variables and definition.default_value is not None:
-                        self.variables[name] = _untyped(definition.default_value, {})
-
-            def enter_argument(self, node: ArgumentNode, *_: Any) -> None:
-                argument = self.context.get_argument()
-                if argument is None:  # an unknown argument is another rule's error
-                    return
-                name = node.name.value
-                value = _untyped(node.value, self.variables)
-                problem = (f"{name} is nested deeper than {MAX_INPUT_DEPTH} levels" if value is _TOO_DEEP
-                           else None if value is Undefined else input_problem(value, argument.type, name))
-                if problem is not None:
-                    self.report_error(GraphQLError(problem, node, extensions={"code": "BAD_USER_INPUT",
-                                                                              "field": name}))
-
-        execution_context.validation_rules = (*execution_context.validation_rules, InputLimitsRule)
+        validating(self.execution_context)
+        self.execution_context.validation_rules = (*self.execution_context.validation_rules, InputLimitsRule)
         yield
+
+
+class InputLimitsRule(ValidationRule):
+    """Reports each argument over its depth or length limit (see InputLimits)."""
+
+    def __init__(self, validation_context: ValidationContext) -> None:
+        super().__init__(validation_context)
+        self.given: dict[str, Any] = dict(operation_validated().variables or {})
+        self.variables: dict[str, Any] = dict(self.given)
+
+    def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
+        # A variable's default stands in for it when the request gives none: held to the same limits.
+        self.variables = dict(self.given)
+        for definition in node.variable_definitions or ():
+            name = definition.variable.name.value
+            if name not in self.variables and definition.default_value is not None:
+                self.variables[name] = _untyped(definition.default_value, {})
+
+    def enter_argument(self, node: ArgumentNode, *_: Any) -> None:
+        argument = self.context.get_argument()
+        if argument is None:  # an unknown argument is another rule's error
+            return
+        name = node.name.value
+        value = _untyped(node.value, self.variables)
+        problem = (f"{name} is nested deeper than {MAX_INPUT_DEPTH} levels" if value is _TOO_DEEP
+                   else None if value is Undefined else input_problem(value, argument.type, name))
+        if problem is not None:
+            self.report_error(GraphQLError(problem, node, extensions={"code": "BAD_USER_INPUT", "field": name}))
 
 
 _TOO_DEEP = object()

@@ -21,6 +21,8 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
+from graph_service.api.validating import operation_validated, validating
+
 NUL = "\x00"
 
 
@@ -62,31 +64,33 @@ class NoNulCharacters(SchemaExtension):
     """Refuses, during validation, a document or variables holding a string with a NUL in it."""
 
     def on_operation(self) -> Iterator[None]:
-        execution_context = self.execution_context
-
-        class NulRule(ValidationRule):
-            def __init__(self, validation_context: ValidationContext) -> None:
-                super().__init__(validation_context)
-                self.names: list[str] = []
-                for name, value in (execution_context.variables or {}).items():
-                    if _holds_nul(value):
-                        validation_context.report_error(nul_error(name, variable=True))
-
-            def enter_argument(self, node: ArgumentNode, *_: Any) -> None:
-                self.names.append(node.name.value)
-
-            def leave_argument(self, node: ArgumentNode, *_: Any) -> None:
-                self.names.pop()
-
-            def enter_variable_definition(self, node: VariableDefinitionNode, *_: Any) -> None:
-                self.names.append(node.variable.name.value)
-
-            def leave_variable_definition(self, node: VariableDefinitionNode, *_: Any) -> None:
-                self.names.pop()
-
-            def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
-                if _unstorable_text(node.value):
-                    self.report_error(nul_error(self.names[-1] if self.names else "string", node))
-
-        execution_context.validation_rules = (*execution_context.validation_rules, NulRule)
+        validating(self.execution_context)
+        self.execution_context.validation_rules = (*self.execution_context.validation_rules, NulRule)
         yield
+
+
+class NulRule(ValidationRule):
+    """Reports each variable and string literal holding a NUL (see NoNulCharacters)."""
+
+    def __init__(self, validation_context: ValidationContext) -> None:
+        super().__init__(validation_context)
+        self.names: list[str] = []
+        for name, value in (operation_validated().variables or {}).items():
+            if _holds_nul(value):
+                validation_context.report_error(nul_error(name, variable=True))
+
+    def enter_argument(self, node: ArgumentNode, *_: Any) -> None:
+        self.names.append(node.name.value)
+
+    def leave_argument(self, node: ArgumentNode, *_: Any) -> None:
+        self.names.pop()
+
+    def enter_variable_definition(self, node: VariableDefinitionNode, *_: Any) -> None:
+        self.names.append(node.variable.name.value)
+
+    def leave_variable_definition(self, node: VariableDefinitionNode, *_: Any) -> None:
+        self.names.pop()
+
+    def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
+        if _unstorable_text(node.value):
+            self.report_error(nul_error(self.names[-1] if self.names else "string", node))

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from graphql import GraphQLError, OperationDefinitionNode, ValidationContext, ValidationRule
 from strawberry.extensions import SchemaExtension
 
+from graph_service.api.validating import operation_validated, validating
+
 
 def unnamed_choice_error(count: int) -> GraphQLError:
     return GraphQLError(f"The document holds {count} operations and the request names none: "
@@ -20,16 +22,18 @@ class OperationNameRequired(SchemaExtension):
     """Refuses, during validation, a document of several operations sent without an operationName."""
 
     def on_operation(self) -> Iterator[None]:
-        execution_context = self.execution_context
-        # The name as the request gave it: `operation_name` is strawberry's guess (the first operation's).
-        provided = execution_context._provided_operation_name
-
-        class OperationNameRule(ValidationRule):
-            def __init__(self, validation_context: ValidationContext) -> None:
-                super().__init__(validation_context)
-                count = sum(isinstance(d, OperationDefinitionNode) for d in validation_context.document.definitions)
-                if provided is None and count > 1:
-                    validation_context.report_error(unnamed_choice_error(count))
-
-        execution_context.validation_rules = (*execution_context.validation_rules, OperationNameRule)
+        validating(self.execution_context)
+        self.execution_context.validation_rules = (*self.execution_context.validation_rules, OperationNameRule)
         yield
+
+
+class OperationNameRule(ValidationRule):
+    """Reports a document of several operations sent without an operationName."""
+
+    def __init__(self, validation_context: ValidationContext) -> None:
+        super().__init__(validation_context)
+        # The name as the request gave it: `operation_name` is strawberry's guess (the first operation's).
+        provided = operation_validated()._provided_operation_name
+        count = sum(isinstance(d, OperationDefinitionNode) for d in validation_context.document.definitions)
+        if provided is None and count > 1:
+            validation_context.report_error(unnamed_choice_error(count))
