@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -162,6 +163,47 @@ class BeliefAssertion:
     tick: int | None
 
 
+@dataclass(frozen=True)
+class BeliefDetail:
+    """A belief's `belief_detail` row joined: its newest version's properties, its evidence rows'
+    properties, each row's roots and assertions by row id, and its families (each with its actors and
+    its row counts, live rows being those not retracted), ordered by id."""
+
+    latest: dict[str, Any] | None
+    evidence: list[dict[str, Any]]
+    roots: dict[str, list[dict[str, Any]]]
+    assertions: dict[str, list[str]]
+    families: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, row: dict[str, Any] | None) -> BeliefDetail:
+        if row is None:
+            return cls(None, [], {}, {}, [])
+        roots: dict[str, list[dict[str, Any]]] = {}
+        for r in row["roots"]:
+            roots.setdefault(r["evidence"], []).append({"id": r["id"], "label": r["label"]})
+        assertions: dict[str, list[str]] = {}
+        for a in row["assertions"]:
+            assertions.setdefault(a["evidence"], []).append(a["id"])
+        retracted = {e["id"]: bool(e.get("retracted")) for e in row["evidence"]}
+        actors: dict[str, set[str]] = {}
+        for a in row["actors"]:
+            actors.setdefault(a["family"], set()).add(a["id"])
+        families: dict[str, dict[str, Any]] = {}
+        for f in row["families"]:
+            family = families.setdefault(f["id"], {"id": f["id"], "kind": f["kind"], "name": f["name"],
+                                                   "actors": sorted(actors.get(f["id"], ())), "rows": set()})
+            family["rows"].add(f["evidence"])
+        return cls(
+            latest=row["latest"][0] if row["latest"] else None,
+            evidence=list(row["evidence"]),
+            roots=roots,
+            assertions={e: sorted(ids) for e, ids in assertions.items()},
+            families=[{**f, "rows": len(f["rows"]), "live_rows": sum(not retracted[e] for e in f["rows"])}
+                      for _, f in sorted(families.items())],
+        )
+
+
 @strawberry.type(description="A proposition held with an evidence-derived confidence and a status.")
 class Belief(Node):
     id: strawberry.ID
@@ -180,6 +222,7 @@ class Belief(Node):
     created_seq: int
     created_by: str
     updated_seq: int
+    detail: strawberry.Private[BeliefDetail | None] = None
 
     @classmethod
     def of(cls, p: dict[str, Any]) -> Belief:
@@ -192,26 +235,35 @@ class Belief(Node):
 
     @strawberry.field(description="Every evidence row bearing on it, retracted ones included, in write order.")
     def evidence(self, info: strawberry.Info[Any, Any]) -> list[Evidence]:
-        rows = service_of(info).graph.run("belief_evidence", {"id": self.id})
-        found = [Evidence.of(r["evidence"], r["roots"], r["assertions"]) for r in rows]
+        detail = self._detail(info)
+        found = [Evidence.of(props, detail.roots.get(props["id"], []), detail.assertions.get(props["id"], []))
+                 for props in detail.evidence]
         return sorted(found, key=lambda e: (e.created_seq, _numbers(e.id)))
 
     @strawberry.field(description="Its current breakdown (the newest version's).")
     def breakdown(self, info: strawberry.Info[Any, Any]) -> Breakdown:
-        rows = service_of(info).graph.run("belief_latest_version", {"id": self.id})
-        return Breakdown.of(rows[0]["version"]["breakdown"])
+        latest = self._detail(info).latest
+        if latest is None:
+            raise NotFound(f"id: no belief {self.id!r}", field="id")
+        return Breakdown.of(latest["breakdown"])
 
     @strawberry.field(description="Its independent source families and what each adds now.")
     def families(self, info: strawberry.Info[Any, Any]) -> list[BeliefFamily]:
-        graph = service_of(info).graph
         contributions: dict[str, list[FamilyContribution]] = {}
         for c in self.breakdown(info).families:
             contributions.setdefault(c.family, []).append(c)
         return [
-            BeliefFamily(id=r["id"], kind=r["kind"], name=r["name"], actors=sorted(r["actors"]), rows=r["rows"],
-                         live_rows=r["live_rows"], contributions=contributions.get(r["id"], []))
-            for r in graph.run("belief_families", {"id": self.id})
+            BeliefFamily(id=f["id"], kind=f["kind"], name=f["name"], actors=f["actors"], rows=f["rows"],
+                         live_rows=f["live_rows"], contributions=contributions.get(f["id"], []))
+            for f in self._detail(info).families
         ]
+
+    def _detail(self, info: strawberry.Info[Any, Any]) -> BeliefDetail:
+        # One read for the evidence, breakdown and families fields, however many of them are asked for.
+        if self.detail is None:
+            rows = service_of(info).graph.run("belief_detail", {"id": self.id})
+            self.detail = BeliefDetail.of(rows[0] if rows else None)
+        return self.detail
 
     @strawberry.field(description="Its append-only history, oldest first.")
     def versions(self, info: strawberry.Info[Any, Any]) -> list[BeliefVersion]:

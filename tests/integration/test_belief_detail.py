@@ -1,0 +1,45 @@
+"""`belief_detail` on every backend: one read gives what a belief's evidence, breakdown and families
+fields answer (the flat lists joined by BeliefDetail)."""
+
+from __future__ import annotations
+
+from graph_service.api.belief_types import BeliefDetail
+from graph_service.projection import Projection, statement_params
+from graph_service.storage.port import GraphPort
+from tests.integration.test_projection_statement import prepare
+
+
+def test_one_read_gives_evidence_roots_assertions_families_and_the_newest_version(graph: GraphPort) -> None:
+    prepare(graph, 1)
+    p = Projection()
+    p.node("Belief", "b1", proposition="it holds", version=2)
+    for version in (1, 2):
+        p.node("BeliefVersion", f"b1/v{version}", version=version, breakdown=f"breakdown {version}")
+        p.edge("VERSION_OF", "BeliefVersion", f"b1/v{version}", "Belief", "b1")
+    rows = {"e1": ("ann", False), "e2": ("ann", True), "e3": ("sensor", False)}
+    for row, (family, retracted) in rows.items():
+        p.node("Evidence", row, belief="b1", retracted=retracted, created_seq=1)
+        p.edge("BEARS_ON", "Evidence", row, "Belief", "b1")
+        p.edge("FROM", "Evidence", row, "Family", family)
+    p.node("Family", "ann", kind="actor", name="Ann")
+    p.node("Family", "sensor", kind="source", name="sensor")
+    p.edge("REPRESENTS", "Family", "ann", "Actor", "ann")
+    p.edge("ROOTED_IN", "Evidence", "e1", "Observation", "o1")
+    p.edge("ROOTED_IN", "Evidence", "e1", "Item", "i1")
+    p.edge("YIELDED", "Assertion", "a1", "Evidence", "e1")
+    p.node("Belief", "other")
+    p.node("Evidence", "e9", belief="other", retracted=False, created_seq=1)
+    p.edge("BEARS_ON", "Evidence", "e9", "Belief", "other")  # another belief's row stays out
+    assert graph.run("project_entries", statement_params([(1, p)]))
+
+    detail = BeliefDetail.of(graph.run("belief_detail", {"id": "b1"})[0])
+    assert detail.latest is not None and detail.latest["breakdown"] == "breakdown 2"
+    assert sorted(e["id"] for e in detail.evidence) == ["e1", "e2", "e3"]
+    assert sorted(detail.roots["e1"], key=lambda r: r["id"]) == [{"id": "i1", "label": "Item"},
+                                                                 {"id": "o1", "label": "Observation"}]
+    assert detail.assertions == {"e1": ["a1"]}
+    assert detail.families == [
+        {"id": "ann", "kind": "actor", "name": "Ann", "actors": ["ann"], "rows": 2, "live_rows": 1},
+        {"id": "sensor", "kind": "source", "name": "sensor", "actors": [], "rows": 1, "live_rows": 1},
+    ]
+    assert graph.run("belief_detail", {"id": "nobody"}) == []
