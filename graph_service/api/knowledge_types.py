@@ -8,17 +8,20 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
-from graph_service.api.vocabularies import ItemKind, ItemSource, ItemStatus, plain, plain_list
+from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
+from graph_service.knowledge.records import FlagRecord, dispute_id, question_text
 from graph_service.knowledge.replay import redecide
+from graph_service.knowledge.rules import DisputeEvent
 from graph_service.service import Service
 from graph_service.state import StoreState, replay, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, walk
@@ -225,6 +228,81 @@ def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:
     return WriteOutcome(seq=done.entry.seq, changes=change_list(done.result))
 
 
+def _items(info: strawberry.Info[Any, Any], ids: list[str]) -> list[Item]:
+    # Items are never deleted (a retracted one stays, retracted), so every id a flag or dispute names is found.
+    service = caught_up(info)
+    return [item_node(service, item_id) for item_id in ids]
+
+
+@strawberry.type(description="A staleness flag: the items it covers are hints, not facts, while it is pending "
+                              "and until a newer observation or a person confirms them.")
+class Flag(Node):
+    id: strawberry.ID = strawberry.field(description="flag-<seq>: the journal position it was raised at.")
+    kind: FlagKind = strawberry.field(description="What it was raised over (scope, ids, key or reconfirm).")
+    why: str = strawberry.field(description="The reason given when it was raised (its kind if none was).")
+    pending: bool = strawberry.field(description="True until endFlag ends it.")
+    raised_at: int = strawberry.field(description="The journal position it was raised at.")
+    ended_at: int | None = strawberry.field(description="The journal position endFlag ended it at; null while "
+                                                        "pending.")
+    scope: JSON | None = strawberry.field(description="The scope pattern it was raised over; null unless its kind "
+                                                      "is scope.")
+    key: str | None = strawberry.field(description="The key it was raised over; null unless its kind is key.")
+    covers: list[str] = strawberry.field(description="The ids of the items it covers, sorted (a rollback under it "
+                                                     "adds the restored version).")
+
+    @strawberry.field(description="The items it covers, as `covers` orders them.")
+    def covered_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
+        return _items(info, self.covers)
+
+    @classmethod
+    def of(cls, flag: FlagRecord) -> Flag:
+        return cls(id=strawberry.ID(flag.id), kind=FlagKind(flag.kind), why=flag.why, pending=flag.pending,
+                   raised_at=flag.seq, ended_at=flag.ended_at, scope=flag.scope, key=flag.key,
+                   covers=sorted(flag.covers))
+
+
+@strawberry.type(description="A dispute on a key: equally ranked items give it different values, so each is "
+                              "disputed until a person says which is right (resolveDispute or answerQuestion).")
+class Dispute(Node):
+    id: strawberry.ID = strawberry.field(description="d-<hash of the key>-<openedAt>; a question's target.")
+    question: str = strawberry.field(description="The question a person is asked, formed from the key and values.")
+    key: str = strawberry.field(description="The key in dispute, as canonical JSON [scope, subject, relation]; "
+                                            "pass it to resolveDispute.")
+    values: list[str] = strawberry.field(description="The values in contention, sorted, each as canonical JSON "
+                                                     "(a text keeps its quotes: \"blue\").")
+    items: list[str] = strawberry.field(description="The ids of the items that give those values, sorted.")
+    opened_at: int = strawberry.field(description="The journal position it opened at.")
+    open: bool = strawberry.field(description="True until one value stands again (resolved, or the others went).")
+    closed_at: int | None = strawberry.field(description="The journal position it closed at; null while open.")
+    resolved: str | None = strawberry.field(description="The value a person chose, as canonical JSON; null while "
+                                                        "open or when it closed without a person.")
+
+    @strawberry.field(description="The items that give the values in contention, as `items` orders them.")
+    def disputed_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
+        return _items(info, self.items)
+
+    @classmethod
+    def of(cls, event: DisputeEvent) -> Dispute:
+        return cls(id=strawberry.ID(dispute_id(event)), question=question_text(event), key=event.key,
+                   values=list(event.values), items=list(event.items), opened_at=event.opened_at, open=event.open,
+                   closed_at=event.closed_at, resolved=event.resolved)
+
+
+def find_flag(service: Service, flag_id: str) -> Flag | None:
+    """The flag with this id, or None."""
+    flag = service.state.knowledge.flags.get(flag_id)
+    return None if flag is None else Flag.of(flag)
+
+
+def find_dispute(service: Service, node_id: str) -> Dispute | None:
+    """The dispute with this id, open or closed, or None (a dispute a retraction withdrew is gone)."""
+    for events in service.state.knowledge.dispute_events.values():
+        for event in events:
+            if dispute_id(event) == node_id:
+                return Dispute.of(event)
+    return None
+
+
 @strawberry.type(description="A recorded decision snapshot that reads differently without the retracted items.")
 class Redecision:
     snapshot: str
@@ -314,16 +392,26 @@ class KnowledgeQuery:
             justification_only=[Redecision(snapshot=r["id"], old=r["old"], new=r["new"]) for r in justified],
         )
 
-    @strawberry.field(description="The open disputes, one question each.")
-    def disputes(self, info: strawberry.Info[Any, Any]) -> JSON:
+    @strawberry.field(description="The open disputes, oldest first, a page at a time (first ≤ 500); one "
+                                  "question to a person each.")
+    @user_errors
+    def disputes(self, info: strawberry.Info[Any, Any], first: int | None = None,
+                 after: str | None = None) -> Connection[Dispute]:
         service = caught_up(info)
-        return service.state.knowledge.disputes()
+        events = sorted(service.state.knowledge.open_disputes.values(), key=lambda e: (e.opened_at, e.key))
+        # A dispute's place is the journal position it opened at: a later read keeps it even when disputes
+        # before it close or a retraction reopens an older one. Unique, as one entry asserts or resolves on
+        # at most one key, and a key's disputes open one after another.
+        return paged("dispute", [(e.opened_at, Dispute.of(e)) for e in events], first, after)
 
-    @strawberry.field(description="Every flag with the items it covers and whether it is pending.")
-    def flags(self, info: strawberry.Info[Any, Any], pending: bool | None = None) -> JSON:
+    @strawberry.field(description="Flags in the order raised, a page at a time (first ≤ 500); pending: only "
+                                  "pending (true) or ended (false) ones.")
+    @user_errors
+    def flags(self, info: strawberry.Info[Any, Any], pending: bool | None = None, first: int | None = None,
+              after: str | None = None) -> Connection[Flag]:
         service = caught_up(info)
-        flags = service.state.knowledge.flags.values()
-        return [dict(f.props(), covers=sorted(f.covers)) for f in flags if pending is None or f.pending == pending]
+        every = [Flag.of(f) for f in service.state.knowledge.flags.values()]
+        return paged("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
 
     @strawberry.field(description="Must this item be re-confirmed? Read from pending flags and the clock.")
     @user_errors

@@ -19,6 +19,7 @@ from graphql import GraphQLEnumType, GraphQLError, GraphQLSchema
 from graph_service.beliefs import vocabulary as beliefs
 from graph_service.beliefs.planning import INACCURATE_ROOTS, PINNABLE
 from graph_service.knowledge import items
+from graph_service.knowledge.records import FLAG_KINDS
 
 
 def _closed(name: str, values: Iterable[str], description: str) -> Any:
@@ -44,6 +45,8 @@ ProvenanceStatus = _closed("ProvenanceStatus", beliefs.PROVENANCE_STATUSES,
                            "Whether an evidence row's provenance was recorded or is legacy_unknown.")
 RootKind = _closed("RootKind", beliefs.ROOT_KINDS, "What an evidence row rests on.")
 InaccurateRootKind = _closed("InaccurateRootKind", INACCURATE_ROOTS, "What an operator may mark inaccurate.")
+FlagKind = _closed("FlagKind", FLAG_KINDS, "What a flag was raised over: a scope pattern, item ids, a key, or "
+                                           "one item's re-confirmation (reconfirmItem).")
 
 def plain(value: Enum | None) -> str | None:
     """The domain's string for an enum member (None stays None)."""

@@ -14,6 +14,7 @@ from graph_service.api.schema import schema
 from graph_service.beliefs import vocabulary
 from graph_service.beliefs.planning import INACCURATE_ROOTS, PINNABLE
 from graph_service.knowledge import items
+from graph_service.knowledge.records import FLAG_KINDS
 from tests.integration.graphql_client import gql
 
 ADD = "mutation($i: ItemInput!) { addItem(item: $i) { id } }"
@@ -69,7 +70,7 @@ def test_each_enum_holds_exactly_the_domain_vocabulary() -> None:
         "EvidenceDirection": vocabulary.DIRECTIONS, "Derivation": vocabulary.DERIVATIONS,
         "EpistemicKind": vocabulary.EPISTEMIC_KINDS, "BeliefStatus": vocabulary.STATUSES,
         "PinnableStatus": PINNABLE, "ProvenanceStatus": vocabulary.PROVENANCE_STATUSES,
-        "RootKind": vocabulary.ROOT_KINDS, "InaccurateRootKind": INACCURATE_ROOTS,
+        "RootKind": vocabulary.ROOT_KINDS, "InaccurateRootKind": INACCURATE_ROOTS, "FlagKind": FLAG_KINDS,
     }
     for name, values in expected.items():
         assert tuple(schema._schema.get_type(name).values) == values, name  # type: ignore[union-attr]
