@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -16,9 +16,9 @@ from graph_service.impact import store_impact
 
 @strawberry.type(description="An item whose support (the assertions it stands on) would change, its status not.")
 class SupportChange:
-    id: str
-    before: list[str]
-    after: list[str]
+    id: str = strawberry.field(description="The item's id.")
+    before: list[str] = strawberry.field(description="The journal positions of the live assertions it rests on now.")
+    after: list[str] = strawberry.field(description="Those it would rest on after.")
 
 
 @strawberry.type(description="What a retraction (or a mark of inaccuracy) would change, computed the way the "
@@ -43,8 +43,11 @@ class ImpactQuery:
                                   "reaches what rests on nothing retracted: a competitor that stands again, and "
                                   "what it refutes in turn. Unknown ids are NOT_FOUND.")
     @user_errors
-    def impact(self, info: strawberry.Info[Any, Any], items: list[str] | None = None,
-               observations: list[str] | None = None) -> Impact:
+    def impact(self, info: strawberry.Info[Any, Any],
+               items: Annotated[list[str] | None, strawberry.argument(
+                   description="Ids of items to suppose retracted.")] = None,
+               observations: Annotated[list[str] | None, strawberry.argument(
+                   description="Ids of observations to suppose marked inaccurate.")] = None) -> Impact:
         state = caught_up(info).state
         for i, item in enumerate(items or ()):
             if state.knowledge.status(item) is None:
