@@ -13,5 +13,4 @@ After = Annotated[str | None, strawberry.argument(description="Start after this 
 Why = Annotated[str | None, strawberry.argument(description="Why, in words, recorded in the journal entry.")]
 Reason = Annotated[str | None, strawberry.argument(description="Why, in words, recorded in the journal entry.")]
 ItemId = Annotated[str, strawberry.argument(description="The item's id (k-…).")]
-ItemIds = Annotated[list[str], strawberry.argument(description="The items' ids (k-…).")]
 BeliefId = Annotated[str, strawberry.argument(description="The belief's id (b<seq>.<n>).")]

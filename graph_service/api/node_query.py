@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -126,7 +126,9 @@ class NodeQuery:
                                   "assertion, question, flag, dispute or unknown (its id's shape tells the kind). "
                                   "Missing: null, with a NOT_FOUND error naming it.")
     @user_errors
-    def node(self, info: strawberry.Info[Any, Any], id: strawberry.ID) -> Node | None:
+    def node(self, info: strawberry.Info[Any, Any],
+             id: Annotated[strawberry.ID, strawberry.argument(description="The node's id, as its `id` field gives "
+                                                                          "it.")]) -> Node | None:
         found = find_node(caught_up(info), str(id))
         if found is None:
             raise NotFound(f"id: no node {str(id)!r}", field="id")

@@ -84,15 +84,15 @@ def test_flags_and_disputes_are_typed_and_paged(client: TestClient) -> None:
     by_scope = gql(client, 'mutation { raiseFlag(why: "drift", scope: {}) { id seq } }')["data"]["raiseFlag"]
     ended = gql(client, 'mutation($f: String!) { endFlag(flag: $f) { seq } }', {"f": by_ids["id"]})["data"]
 
-    flags = gql(client, "{ flags(first: 1) { edges { cursor node { %s } } pageInfo { hasNextPage endCursor } "
-                        "totalCount } }" % FLAG)["data"]["flags"]
+    flags = gql(client, "{ flags(first: 1) { edges { cursor node { " + FLAG + " } } "
+                        "pageInfo { hasNextPage endCursor } totalCount } }")["data"]["flags"]
     assert flags["totalCount"] == 2 and flags["pageInfo"]["hasNextPage"] is True
     assert flags["edges"][0]["node"] == {
         "id": by_ids["id"], "kind": "ids", "why": "repainted?", "pending": False, "raisedAt": by_ids["seq"],
         "endedAt": ended["endFlag"]["seq"], "scope": None, "key": None, "covers": [pump["id"]],
         "coveredItems": [{"id": pump["id"], "s": "pump", "o": "ok"}]}
-    rest = gql(client, "query($a: String) { flags(first: 5, after: $a) { edges { node { %s } } "
-                       "pageInfo { hasNextPage hasPreviousPage } totalCount } }" % FLAG,
+    rest = gql(client, "query($a: String) { flags(first: 5, after: $a) { edges { node { " + FLAG + " } } "
+                       "pageInfo { hasNextPage hasPreviousPage } totalCount } }",
                {"a": flags["pageInfo"]["endCursor"]})["data"]["flags"]
     [scoped] = [e["node"] for e in rest["edges"]]
     assert rest["pageInfo"] == {"hasNextPage": False, "hasPreviousPage": True} and rest["totalCount"] == 2
@@ -102,7 +102,7 @@ def test_flags_and_disputes_are_typed_and_paged(client: TestClient) -> None:
     pending = gql(client, "{ flags(pending: true) { totalCount edges { node { id } } } }")["data"]["flags"]
     assert pending == {"totalCount": 1, "edges": [{"node": {"id": by_scope["id"]}}]}
 
-    disputes = gql(client, "{ disputes { edges { node { %s } } totalCount } }" % DISPUTE)["data"]["disputes"]
+    disputes = gql(client, "{ disputes { edges { node { " + DISPUTE + " } } totalCount } }")["data"]["disputes"]
     [dispute] = [e["node"] for e in disputes["edges"]]
     assert disputes["totalCount"] == 1
     assert dispute["id"].startswith("d-") and dispute["key"] == '[{},"door","colour"]'
