@@ -251,7 +251,8 @@ def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:
 
 def _items(info: strawberry.Info[Any, Any], ids: list[str]) -> list[Item]:
     # Items are never deleted (a retracted one stays, retracted), so every id a flag or dispute names is found.
-    service = caught_up(info)
+    # The query that returned the flag or dispute caught up already: no second round trip per node.
+    service = service_of(info)
     return [item_node(service, item_id) for item_id in ids]
 
 
