@@ -13,6 +13,7 @@ from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import (
+    BeliefStatus,
     Derivation,
     EpistemicKind,
     EvidenceDirection,
@@ -30,9 +31,13 @@ from graph_service.service import Service
 
 @strawberry.type(description="A belief as it was before or after a write.")
 class BeliefSnapshot:
-    status: str = strawberry.field(description="Its status then (a BeliefStatus value).")
+    status: BeliefStatus = strawberry.field(description="Its status then.")
     confidence: float = strawberry.field(description="Its confidence then, 0.02 to 0.98.")
     version: int = strawberry.field(description="Its version number then.")
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> BeliefSnapshot:
+        return cls(status=BeliefStatus(raw["status"]), confidence=raw["confidence"], version=raw["version"])
 
 
 @strawberry.type(description="One belief a write changed: before (null when created) and after.")
@@ -75,7 +80,7 @@ class BeliefWrite:
 def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
     if raw is None:
         return None
-    return BeliefSnapshot(status=raw["status"], confidence=raw["confidence"], version=raw["version"])
+    return BeliefSnapshot.of(raw)
 
 
 def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],

@@ -18,7 +18,16 @@ from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
-from graph_service.api.vocabularies import BeliefStatus, EpistemicKind, plain
+from graph_service.api.vocabularies import (
+    BeliefStatus,
+    Derivation,
+    EpistemicKind,
+    EvidenceDirection,
+    PinnableStatus,
+    ProvenanceStatus,
+    RootKind,
+    plain,
+)
 from graph_service.errors import NotFound, UserError
 from graph_service.service import Service
 from graph_service.storage.walks import walk
@@ -91,16 +100,15 @@ class EvidenceRoot:
 class Evidence(Node):
     id: strawberry.ID = strawberry.field(description="e<seq>.<n>: the n-th row the entry at seq wrote.")
     belief: str = strawberry.field(description="The id of the belief it bears on.")
-    direction: str = strawberry.field(description="for or against.")
+    direction: EvidenceDirection = strawberry.field(description="for or against.")
     weight: float = strawberry.field(description="How much it bears on the proposition, 0 to 1.")
     credibility: float = strawberry.field(description="Trust in its source, 0 to 1.")
     value: float = strawberry.field(description="weight × credibility.")
-    derivation: str = strawberry.field(description="How it came about (a Derivation value).")
+    derivation: Derivation = strawberry.field(description="How it came about.")
     family: str = strawberry.field(description="The independent source it ultimately rests on (actor:ann, "
                                                "operator, …).")
-    provenance_status: str = strawberry.field(description="recorded or legacy_unknown.")
-    root_kind: str | None = strawberry.field(description="What it rests on (a RootKind value); null for a legacy "
-                                                         "row.")
+    provenance_status: ProvenanceStatus = strawberry.field(description="recorded or legacy_unknown.")
+    root_kind: RootKind | None = strawberry.field(description="What it rests on; null for a legacy row.")
     root_ids: list[str] = strawberry.field(description="The ids of what it rests on, as written.")
     roots: list[EvidenceRoot] = strawberry.field(description="The graph nodes it is rooted in.")
     origin: str = strawberry.field(description="What wrote it: client, statement, contradiction, correction or "
@@ -118,9 +126,11 @@ class Evidence(Node):
     @classmethod
     def of(cls, props: dict[str, Any], roots: list[dict[str, Any]], assertions: list[str]) -> Evidence:
         return cls(
-            id=props["id"], belief=props["belief"], direction=props["direction"], weight=props["weight"],
-            credibility=props["credibility"], value=props["value"], derivation=props["derivation"],
-            family=props["family"], provenance_status=props["provenance_status"], root_kind=props.get("root_kind"),
+            id=props["id"], belief=props["belief"], direction=EvidenceDirection(props["direction"]),
+            weight=props["weight"], credibility=props["credibility"], value=props["value"],
+            derivation=Derivation(props["derivation"]), family=props["family"],
+            provenance_status=ProvenanceStatus(props["provenance_status"]),
+            root_kind=None if props.get("root_kind") is None else RootKind(props["root_kind"]),
             root_ids=list(props.get("root_ids") or []),
             roots=[EvidenceRoot(id=r["id"], label=r["label"]) for r in sorted(roots, key=lambda r: r["id"])],
             origin=props["origin"], actor=props.get("actor"), note=props.get("note"),
@@ -149,7 +159,7 @@ class BeliefVersion:
     op: str = strawberry.field(description="That entry's operation (belief.create, belief.evidence, …).")
     by: str = strawberry.field(description="The principal who wrote that entry.")
     at: Long = strawberry.field(description="Entry time, epoch milliseconds.")
-    status: str = strawberry.field(description="The belief's status from this version on (a BeliefStatus value).")
+    status: BeliefStatus = strawberry.field(description="The belief's status from this version on.")
     confidence: float = strawberry.field(description="Its confidence from this version on, 0.02 to 0.98.")
     reason: str = strawberry.field(description="Why it changed, in words; empty if none was given.")
     breakdown: Breakdown = strawberry.field(description="How this version's confidence came about.")
@@ -157,7 +167,7 @@ class BeliefVersion:
     @classmethod
     def of(cls, props: dict[str, Any]) -> BeliefVersion:
         return cls(id=props["id"], version=props["version"], seq=props["seq"], op=props["op"], by=props["by"],
-                   at=props["at"], status=props["status"], confidence=props["confidence"],
+                   at=props["at"], status=BeliefStatus(props["status"]), confidence=props["confidence"],
                    reason=props.get("reason") or "", breakdown=Breakdown.of(props["breakdown"]))
 
 
@@ -182,13 +192,14 @@ class Belief(Node):
     subject: str | None = strawberry.field(description="What it is about, as given; null if none was.")
     entity: str | None = strawberry.field(description="The entity its subject belongs to (sameEntity merges "
                                                       "them); contradictions are looked for within one entity.")
-    epistemic_kind: str = strawberry.field(description="What sort of proposition it is (an EpistemicKind value).")
-    status: str = strawberry.field(description="Where it stands (a BeliefStatus value).")
+    epistemic_kind: EpistemicKind = strawberry.field(description="What sort of proposition it is.")
+    status: BeliefStatus = strawberry.field(description="Where it stands.")
     confidence: float = strawberry.field(description="Its evidence-derived confidence, 0.02 to 0.98.")
     prior: float = strawberry.field(description="Its confidence before any evidence, by epistemic kind.")
     version: int = strawberry.field(description="How many versions it has (the newest's number).")
     pinned: bool = strawberry.field(description="True while an operator's pin sets its status.")
-    pinned_status: str | None = strawberry.field(description="The status it is pinned at; null unless pinned.")
+    pinned_status: PinnableStatus | None = strawberry.field(description="The status it is pinned at; null unless "
+                                                                        "pinned.")
     superseded_by: str | None = strawberry.field(description="The belief that superseded it; null if none.")
     origin: str = strawberry.field(description="What created it: client, statement, association, contradiction "
                                                "or correction.")
@@ -199,9 +210,11 @@ class Belief(Node):
     @classmethod
     def of(cls, p: dict[str, Any]) -> Belief:
         return cls(id=p["id"], proposition=p["proposition"], subject=p.get("subject"), entity=p.get("entity"),
-                   epistemic_kind=p["epistemic_kind"], status=p["status"], confidence=p["confidence"],
+                   epistemic_kind=EpistemicKind(p["epistemic_kind"]), status=BeliefStatus(p["status"]),
+                   confidence=p["confidence"],
                    prior=p["prior"], version=p["version"], pinned=bool(p.get("pinned")),
-                   pinned_status=p.get("pinned_status"), superseded_by=p.get("superseded_by"),
+                   pinned_status=None if p.get("pinned_status") is None else PinnableStatus(p["pinned_status"]),
+                   superseded_by=p.get("superseded_by"),
                    origin=p.get("origin") or "client", created_seq=p["created_seq"], created_by=p["created_by"],
                    updated_seq=p.get("updated_seq") or 0)
 

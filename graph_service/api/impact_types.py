@@ -31,8 +31,7 @@ class Impact:
 
 
 def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
-    return None if raw is None else BeliefSnapshot(status=raw["status"], confidence=raw["confidence"],
-                                                   version=raw["version"])
+    return None if raw is None else BeliefSnapshot.of(raw)
 
 
 @strawberry.type
@@ -58,7 +57,7 @@ class ImpactQuery:
         found = store_impact(state, items or (), observations or ())
         after = {b: _snapshot(a) for b, (_, a) in found.beliefs.items()}
         return Impact(
-            items=[StatusChange(id=i, before=b, after=a) for i, (b, a) in found.items.items()],
+            items=[StatusChange.of(i, b, a) for i, (b, a) in found.items.items()],
             supports=[SupportChange(id=i, before=list(b), after=list(a)) for i, (b, a) in found.supports.items()],
             beliefs=[BeliefChange(belief=b, before=_snapshot(before), after=after[b])  # type: ignore[arg-type]
                      for b, (before, _) in found.beliefs.items()],

@@ -34,7 +34,7 @@ MAX_WALK_START = 100
 class Item(Node):
     id: strawberry.ID = strawberry.field(description="k-<hash>: its content id (kind, body and scope), so the same "
                                                      "content written twice is one item.")
-    kind: str = strawberry.field(description="What it is: fact, rule, skill, action or episode.")
+    kind: ItemKind = strawberry.field(description="What it is: fact, rule, skill, action or episode.")
     s: str | None = strawberry.field(description="A fact's subject; null for a body without one.")
     r: str | None = strawberry.field(description="A fact's relation; null for a body without one.")
     o: JSON | None = strawberry.field(description="A fact's object: a scalar as written, anything else as "
@@ -44,10 +44,10 @@ class Item(Node):
     key: str | None = strawberry.field(description="[scope, s, r] as canonical JSON: one value stands per key at a "
                                                    "time; null for a body without s and r.")
     summary: str = strawberry.field(description="\"s r o\" for an item with a key, else its kind.")
-    source: str = strawberry.field(description="The source of the assertion shown (the standing one, else the "
+    source: ItemSource = strawberry.field(description="The source of the assertion shown (the standing one, else the "
                                                "latest): outcome, person, spec or verified.")
     by: str = strawberry.field(description="The principal who wrote that assertion.")
-    status: str = strawberry.field(description="active, hypothesis, disputed, refuted, expired or retracted.")
+    status: ItemStatus = strawberry.field(description="active, hypothesis, disputed, refuted, expired or retracted.")
     rank: int = strawberry.field(description="That source's rank: outcome 4, person 3, spec 2, verified 1.")
     support: list[str] = strawberry.field(description="The journal positions of the live assertions it rests on.")
     valid_since: JSON | None = strawberry.field(description="When it starts to hold, as the writer gave it "
@@ -78,9 +78,10 @@ class Item(Node):
             return json.loads(props[name]) if isinstance(props.get(name), str) else props.get(name)
 
         return cls(
-            id=strawberry.ID(props["id"]), kind=props["kind"], s=props.get("s"), r=props.get("r"), o=props.get("o"),
+            id=strawberry.ID(props["id"]), kind=ItemKind(props["kind"]), s=props.get("s"), r=props.get("r"),
+            o=props.get("o"),
             body=parsed("body"), scope=parsed("scope"), key=props.get("key"), summary=props.get("summary", ""),
-            source=props["source"], by=props["by"], status=props["status"], rank=props["rank"],
+            source=ItemSource(props["source"]), by=props["by"], status=ItemStatus(props["status"]), rank=props["rank"],
             support=[str(s) for s in props.get("support") or []], valid_since=props.get("valid_since"),
             valid_until=props.get("valid_until"), learned_at=props["learned_at"],
             confirmed_at=props.get("confirmed_at"), premises=list(props.get("premises") or []),
@@ -122,8 +123,12 @@ class WalkStep:
 @strawberry.type(description="An item whose status changed, before and after.")
 class StatusChange:
     id: str = strawberry.field(description="The item's id.")
-    before: str = strawberry.field(description="Its status before (an ItemStatus value; retracted for a new item).")
-    after: str = strawberry.field(description="Its status after (an ItemStatus value).")
+    before: ItemStatus = strawberry.field(description="Its status before (retracted for a new item).")
+    after: ItemStatus = strawberry.field(description="Its status after.")
+
+    @classmethod
+    def of(cls, item_id: str, before: str, after: str) -> StatusChange:
+        return cls(id=item_id, before=ItemStatus(before), after=ItemStatus(after))
 
 
 @strawberry.type(description="What adding an item did: admitted (present, promoted or held) or refused, and why.")
@@ -203,7 +208,7 @@ def _plain_filter(filter: ItemFilter) -> dict[str, Any]:
 def change_list(result: Any) -> list[StatusChange]:
     """The status changes a knowledge write reports, by item id."""
     changes = sorted(status_changes(result).items())
-    return [StatusChange(id=i, before=before, after=after) for i, (before, after) in changes]
+    return [StatusChange.of(i, before, after) for i, (before, after) in changes]
 
 
 def _item(service: Service, props: dict[str, Any]) -> Item:

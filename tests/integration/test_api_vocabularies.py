@@ -76,6 +76,22 @@ def test_each_enum_holds_exactly_the_domain_vocabulary() -> None:
         assert tuple(schema._schema.get_type(name).values) == values, name  # type: ignore[union-attr]
 
 
+def test_outputs_of_a_closed_vocabulary_are_its_enum() -> None:
+    # Read back as the enum too, so a client learns the values from the schema on both sides.
+    expected = {
+        ("Item", "kind"): "ItemKind", ("Item", "source"): "ItemSource", ("Item", "status"): "ItemStatus",
+        ("StatusChange", "before"): "ItemStatus", ("StatusChange", "after"): "ItemStatus",
+        ("Belief", "epistemicKind"): "EpistemicKind", ("Belief", "status"): "BeliefStatus",
+        ("Belief", "pinnedStatus"): "PinnableStatus", ("BeliefVersion", "status"): "BeliefStatus",
+        ("BeliefSnapshot", "status"): "BeliefStatus", ("Evidence", "direction"): "EvidenceDirection",
+        ("Evidence", "derivation"): "Derivation", ("Evidence", "provenanceStatus"): "ProvenanceStatus",
+        ("Evidence", "rootKind"): "RootKind", ("Flag", "kind"): "FlagKind",
+    }
+    for (type_name, field), enum in expected.items():
+        shown = schema._schema.get_type(type_name).fields[field].type  # type: ignore[union-attr]
+        assert str(shown).rstrip("!") == enum, (type_name, field, str(shown))
+
+
 def test_an_enum_literal_writes_the_same_payload_as_the_string_did(client: TestClient) -> None:
     literal = gql(client, 'mutation { addItem(item: {kind: fact, body: {s: "pump", r: "state", o: "worn"}, '
                           'source: person}) { id seq } }')["data"]["addItem"]
