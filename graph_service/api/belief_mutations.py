@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
+from graph_service.api.arguments import BeliefId, Reason
 from graph_service.api.belief_types import Belief, belief_props
 from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import (
+    BeliefStatus,
     Derivation,
     EpistemicKind,
     EvidenceDirection,
@@ -29,34 +31,41 @@ from graph_service.service import Service
 
 @strawberry.type(description="A belief as it was before or after a write.")
 class BeliefSnapshot:
-    status: str
-    confidence: float
-    version: int
+    status: BeliefStatus = strawberry.field(description="Its status then.")
+    confidence: float = strawberry.field(description="Its confidence then, 0.02 to 0.98.")
+    version: int = strawberry.field(description="Its version number then.")
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> BeliefSnapshot:
+        return cls(status=BeliefStatus(raw["status"]), confidence=raw["confidence"], version=raw["version"])
 
 
 @strawberry.type(description="One belief a write changed: before (null when created) and after.")
 class BeliefChange:
-    belief: str
-    before: BeliefSnapshot | None
-    after: BeliefSnapshot
+    belief: str = strawberry.field(description="The belief's id.")
+    before: BeliefSnapshot | None = strawberry.field(description="As it was before the write; null when the write "
+                                                                 "created it.")
+    after: BeliefSnapshot = strawberry.field(description="As the write left it.")
 
 
 @strawberry.type(description="Something a write did that is worth a line: created, contradiction_detected, ...")
 class BeliefEvent:
-    name: str
+    name: str = strawberry.field(description="What happened: created, contradiction_detected, belief_retracted, "
+                                             "refused, …")
     detail: str = strawberry.field(description="The event's fields as canonical JSON.")
 
 
 @strawberry.type(description="What one belief-layer write did: its journal entry and every belief it changed.")
 class BeliefWrite:
-    seq: int
-    op: str
-    by: str
-    created: list[str]
+    seq: int = strawberry.field(description="The journal position of its entry.")
+    op: str = strawberry.field(description="Its entry's operation (belief.create, evidence.add, belief.correct, …).")
+    by: str = strawberry.field(description="The principal who wrote it.")
+    created: list[str] = strawberry.field(description="The ids of the beliefs it created.")
     evidence: list[str] = strawberry.field(description="The evidence rows written.")
-    retracted_evidence: list[str]
-    changes: list[BeliefChange]
-    events: list[BeliefEvent]
+    retracted_evidence: list[str] = strawberry.field(description="The ids of the evidence rows it retracted.")
+    changes: list[BeliefChange] = strawberry.field(description="Every belief whose status, confidence or version "
+                                                               "it changed.")
+    events: list[BeliefEvent] = strawberry.field(description="What it did worth a line, in order.")
     belief_id: strawberry.Private[str | None]
     pattern: str | None = strawberry.field(description="The do-not-infer pattern written or that refused it.")
     refused: bool = strawberry.field(description="An operator's do-not-infer pattern refused the creation.")
@@ -71,7 +80,7 @@ class BeliefWrite:
 def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
     if raw is None:
         return None
-    return BeliefSnapshot(status=raw["status"], confidence=raw["confidence"], version=raw["version"])
+    return BeliefSnapshot.of(raw)
 
 
 def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],
@@ -133,16 +142,20 @@ class EvidenceInput:
 
 @strawberry.input(description="An observation offered to association, with the flags read off it.")
 class AssociationCueInput:
-    id: str
+    id: str = strawberry.field(description="The observation's id (obs-…); it must exist.")
     at: Long = strawberry.field(description="When it happened, epoch milliseconds.")
-    summary: str
-    notable: bool = True
-    hypothetical: bool = False
-    question: bool = False
-    request: bool = False
-    speaker: str | None = None
-    family: str | None = None
-    credibility: float = 1.0
+    summary: str = strawberry.field(description="What happened, as a clause: it becomes \"<cause> may have caused: "
+                                                "<effect>\".")
+    notable: bool = strawberry.field(default=True, description="Only notable observations seed a hypothesis.")
+    hypothetical: bool = strawberry.field(default=False, description="A hypothetical turn: it never seeds one.")
+    question: bool = strawberry.field(default=False, description="A question: it never seeds one.")
+    request: bool = strawberry.field(default=False, description="A request: it never seeds one.")
+    speaker: str | None = strawberry.field(default=None, description="Who said it, for a conversational turn; "
+                                                                     "two consecutive turns by one speaker never "
+                                                                     "seed one.")
+    family: str | None = strawberry.field(default=None, description="The family its evidence row names; default "
+                                                                    "observation:<id>.")
+    credibility: float = strawberry.field(default=1.0, description="Trust in it, 0 to 1, for its evidence row.")
 
     def as_payload(self) -> dict[str, Any]:
         raw = {"id": self.id, "at": self.at, "summary": self.summary, "notable": self.notable,
@@ -189,43 +202,63 @@ def _roots_exist(rows: list[dict[str, Any]], field: str) -> Callable[[Service], 
     return check
 
 
+Subject = Annotated[str, strawberry.argument(description="One subject, as beliefs give it.")]
+Other = Annotated[str, strawberry.argument(description="The other subject.")]
+
+
 @strawberry.type
 class BeliefMutation:
     @strawberry.mutation(description="Hold a new proposition, optionally with evidence and superseding an older one.")
     @user_errors
-    def create_belief(self, info: strawberry.Info[Any, Any], proposition: str,
-                      epistemic_kind: EpistemicKind = EpistemicKind["claim"],
-                      subject: str | None = None, evidence: list[EvidenceInput] | None = None,
-                      supersedes: str | None = None) -> BeliefWrite:
+    def create_belief(self, info: strawberry.Info[Any, Any],
+                      proposition: Annotated[str, strawberry.argument(description="What is believed, as text.")],
+                      epistemic_kind: Annotated[EpistemicKind, strawberry.argument(
+                          description="What sort of proposition it is; it sets the prior.")] = EpistemicKind["claim"],
+                      subject: Annotated[str | None, strawberry.argument(
+                          description="What it is about; contradictions are looked for among beliefs on the same "
+                                      "entity.")] = None,
+                      evidence: Annotated[list[EvidenceInput] | None, strawberry.argument(
+                          description="Evidence rows to write with it.")] = None,
+                      supersedes: Annotated[str | None, strawberry.argument(
+                          description="The id of an older belief it replaces (that one becomes superseded).")] = None,
+                      ) -> BeliefWrite:
         payload = {"proposition": proposition, "epistemic_kind": plain(epistemic_kind), "subject": subject,
                    "evidence": [e.as_payload() for e in evidence or []], "supersedes": supersedes}
         return _write(info, "belief.create", payload, _created, _roots_exist(payload["evidence"], "evidence"))
 
     @strawberry.mutation(description="Add one evidence row to a belief.")
     @user_errors
-    def add_evidence(self, info: strawberry.Info[Any, Any], belief: str, evidence: EvidenceInput) -> BeliefWrite:
+    def add_evidence(self, info: strawberry.Info[Any, Any], belief: BeliefId,
+                     evidence: Annotated[EvidenceInput, strawberry.argument(description="The row.")]) -> BeliefWrite:
         row = evidence.as_payload()
         return _write(info, "evidence.add", {"belief": belief, **row}, _named("belief"),
                       _roots_exist([row], "evidence"))
 
     @strawberry.mutation(description="Retract one evidence row; the belief is re-evaluated, the row kept.")
     @user_errors
-    def retract_evidence(self, info: strawberry.Info[Any, Any], evidence: str,
-                         reason: str | None = None) -> BeliefWrite:
+    def retract_evidence(self, info: strawberry.Info[Any, Any],
+                         evidence: Annotated[str, strawberry.argument(description="The row's id (e<seq>.<n>).")],
+                         reason: Reason = None) -> BeliefWrite:
         service = service_of(info)  # the state is read when the write is done (a catch-up may renew it)
         return _write(info, "evidence.retract", {"evidence": evidence, "reason": reason},
                       lambda result, draft: service.state.beliefs.rows[draft.payload["evidence"]].belief)
 
     @strawberry.mutation(description="Operator: this belief is wrong (pinned rejected, history kept)")
     @user_errors
-    def correct_belief(self, info: strawberry.Info[Any, Any], belief: str, reason: str | None = None) -> BeliefWrite:
+    def correct_belief(self, info: strawberry.Info[Any, Any], belief: BeliefId, reason: Reason = None) -> BeliefWrite:
         return _write(info, "belief.correct", {"kind": "wrong", "belief": belief, "reason": reason},
                       _named("belief"))
 
     @strawberry.mutation(description="Operator: do not infer this again (a belief's proposition, or a proposition).")
     @user_errors
-    def do_not_infer(self, info: strawberry.Info[Any, Any], belief: str | None = None,
-                     proposition: str | None = None, reason: str | None = None) -> BeliefWrite:
+    def do_not_infer(self, info: strawberry.Info[Any, Any],
+                     belief: Annotated[str | None, strawberry.argument(
+                         description="A belief whose proposition is not to be inferred again (or give proposition)."
+                     )] = None,
+                     proposition: Annotated[str | None, strawberry.argument(
+                         description="A proposition not to be inferred again (or give belief); creations matching "
+                                     "it (token Jaccard ≥ 0.7) are refused.")] = None,
+                     reason: Reason = None) -> BeliefWrite:
         if (belief is None) == (proposition is None):
             raise UserError("give exactly one of belief and proposition", field="proposition")
         payload = {"kind": "do_not_infer", "belief": belief, "proposition": proposition, "reason": reason}
@@ -234,31 +267,39 @@ class BeliefMutation:
     @strawberry.mutation(description="Operator: this observation (or item) is inaccurate; evidence citing it is "
                                      "retracted and the beliefs resting on it re-evaluated.")
     @user_errors
-    def mark_inaccurate(self, info: strawberry.Info[Any, Any], root_id: str,
-                        root_kind: InaccurateRootKind = InaccurateRootKind["observation"],
-                        reason: str | None = None) -> BeliefWrite:
+    def mark_inaccurate(self, info: strawberry.Info[Any, Any],
+                        root_id: Annotated[str, strawberry.argument(description="The observation's or item's id.")],
+                        root_kind: Annotated[InaccurateRootKind, strawberry.argument(
+                            description="Whether root_id is an observation or an item.")
+                        ] = InaccurateRootKind["observation"],
+                        reason: Reason = None) -> BeliefWrite:
         kind = str(root_kind.value)
         payload = {"kind": "inaccurate", "root_kind": kind, "root_id": root_id, "reason": reason}
         return _write(info, "belief.correct", payload, _nothing, _root_exists(kind, root_id))
 
     @strawberry.mutation(description="Operator: these two subjects name the same entity.")
     @user_errors
-    def same_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str,
-                    reason: str | None = None) -> BeliefWrite:
+    def same_entity(self, info: strawberry.Info[Any, Any], subject: Subject, other: Other,
+                    reason: Reason = None) -> BeliefWrite:
         payload = {"kind": "same_entity", "subject": subject, "other": other, "reason": reason}
         return _write(info, "belief.correct", payload, _nothing)
 
     @strawberry.mutation(description="Operator: undo the merge of these two subjects.")
     @user_errors
-    def different_entity(self, info: strawberry.Info[Any, Any], subject: str, other: str,
-                         reason: str | None = None) -> BeliefWrite:
+    def different_entity(self, info: strawberry.Info[Any, Any], subject: Subject, other: Other,
+                         reason: Reason = None) -> BeliefWrite:
         payload = {"kind": "different_entity", "subject": subject, "other": other, "reason": reason}
         return _write(info, "belief.correct", payload, _nothing)
 
     @strawberry.mutation(description="Propose causal hypotheses from notable observations close in time.")
     @user_errors
-    def associate(self, info: strawberry.Info[Any, Any], observations: list[AssociationCueInput], window_ms: Long,
-                  subject: str | None = None) -> BeliefWrite:
+    def associate(self, info: strawberry.Info[Any, Any],
+                  observations: Annotated[list[AssociationCueInput], strawberry.argument(
+                      description="The observations to pair, each with what was read off it.")],
+                  window_ms: Annotated[Long, strawberry.argument(
+                      description="How close in time (milliseconds) two observations must be to be paired.")],
+                  subject: Annotated[str | None, strawberry.argument(
+                      description="The subject of the hypotheses it creates.")] = None) -> BeliefWrite:
         payload = {"observations": [o.as_payload() for o in observations], "window_ms": window_ms,
                    "subject": subject}
 
@@ -270,14 +311,18 @@ class BeliefMutation:
 
     @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
     @user_errors
-    def pin_belief(self, info: strawberry.Info[Any, Any], belief: str, status: PinnableStatus | None = None,
-                   reason: str | None = None) -> BeliefWrite:
+    def pin_belief(self, info: strawberry.Info[Any, Any], belief: BeliefId,
+                   status: Annotated[PinnableStatus | None, strawberry.argument(
+                       description="The status to pin it at; null frees it to follow its confidence.")] = None,
+                   reason: Reason = None) -> BeliefWrite:
         return _write(info, "belief.pin", {"belief": belief, "status": plain(status), "reason": reason},
                       _named("belief"))
 
     @strawberry.mutation(description="Propose that two beliefs contradict (e.g. a paraphrase a model noticed).")
     @user_errors
-    def propose_contradiction(self, info: strawberry.Info[Any, Any], a: str, b: str,
-                              reason: str | None = None) -> BeliefWrite:
+    def propose_contradiction(self, info: strawberry.Info[Any, Any],
+                              a: Annotated[str, strawberry.argument(description="One belief's id.")],
+                              b: Annotated[str, strawberry.argument(description="The other belief's id.")],
+                              reason: Reason = None) -> BeliefWrite:
         return _write(info, "belief.contradict", {"a": a, "b": b, "reason": reason}, _named("a"))
 

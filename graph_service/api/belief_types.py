@@ -8,17 +8,27 @@ import json
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
+from graph_service.api.arguments import After, BeliefId, First
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
-from graph_service.api.vocabularies import BeliefStatus, EpistemicKind, plain
+from graph_service.api.vocabularies import (
+    BeliefStatus,
+    Derivation,
+    EpistemicKind,
+    EvidenceDirection,
+    PinnableStatus,
+    ProvenanceStatus,
+    RootKind,
+    plain,
+)
 from graph_service.errors import NotFound, UserError
 from graph_service.service import Service
 from graph_service.storage.walks import walk
@@ -33,12 +43,14 @@ _ID_NUMBERS = re.compile(r"\d+")
 
 @strawberry.type(description="What one source family adds on one side of a belief.")
 class FamilyContribution:
-    family: str
-    direction: str
-    contribution: float
+    family: str = strawberry.field(description="The family's id, e.g. actor:ann or operator.")
+    direction: str = strawberry.field(description="for or against: the side these rows are on.")
+    contribution: float = strawberry.field(description="What it adds on that side: the strongest primary value "
+                                                       "plus 0.25 × each further one, capped; else the strongest "
+                                                       "derived value.")
     strongest: float = strawberry.field(description="Its strongest row's value (weight × credibility).")
-    primary_rows: int
-    derived_rows: int
+    primary_rows: int = strawberry.field(description="Its live rows on this side with a primary derivation.")
+    derived_rows: int = strawberry.field(description="Its live rows on this side with a derived derivation.")
     basis: str = strawberry.field(description="primary, or derived when the family has no primary row.")
     capped: bool = strawberry.field(description="Repetition reached 1.5 × the strongest row.")
 
@@ -51,18 +63,22 @@ class FamilyContribution:
 
 @strawberry.type(description="How a confidence came about: prior, families, totals, diversity and the formula.")
 class Breakdown:
-    epistemic_kind: str
-    prior: float
-    families: list[FamilyContribution]
+    epistemic_kind: str = strawberry.field(description="The belief's epistemic kind, which set the prior.")
+    prior: float = strawberry.field(description="The confidence before any evidence, by epistemic kind.")
+    families: list[FamilyContribution] = strawberry.field(description="What each family adds, per side.")
     support: float = strawberry.field(name="for", description="Σ contribution over supporting families.")
-    against: float
-    supporting_families: int
-    opposing_families: int
-    diversity: float
-    log_odds: float
-    confidence: float
-    formula: str
-    notes: list[str]
+    against: float = strawberry.field(description="Σ contribution over opposing families.")
+    supporting_families: int = strawberry.field(description="Families on the for side whose rows are worth more "
+                                                            "than 0.")
+    opposing_families: int = strawberry.field(description="Families on the against side whose rows are worth more "
+                                                          "than 0.")
+    diversity: float = strawberry.field(description="0.6 + 0.4 × min(1, (supporting families − 1) / 2); 0.6 with "
+                                                    "none.")
+    log_odds: float = strawberry.field(description="logit(prior) + 1.5 × (for × diversity − against).")
+    confidence: float = strawberry.field(description="sigmoid(logOdds) clamped to [0.02, 0.98].")
+    formula: str = strawberry.field(description="The arithmetic with these numbers, as text.")
+    notes: list[str] = strawberry.field(description="What a reader should know: caps reached, derived rows "
+                                                    "that add nothing, legacy rows, clamping.")
 
     @classmethod
     def of(cls, text: str) -> Breakdown:
@@ -77,39 +93,45 @@ class Breakdown:
 
 @strawberry.type(description="A node an evidence row rests on.")
 class EvidenceRoot:
-    id: str
+    id: str = strawberry.field(description="The node's id (obs-…, k-… or b…).")
     label: str = strawberry.field(description="Observation, Item or Belief.")
 
 
 @strawberry.type(description="One piece of evidence bearing on one belief.")
 class Evidence(Node):
-    id: strawberry.ID
-    belief: str
-    direction: str
-    weight: float
-    credibility: float
+    id: strawberry.ID = strawberry.field(description="e<seq>.<n>: the n-th row the entry at seq wrote.")
+    belief: str = strawberry.field(description="The id of the belief it bears on.")
+    direction: EvidenceDirection = strawberry.field(description="for or against.")
+    weight: float = strawberry.field(description="How much it bears on the proposition, 0 to 1.")
+    credibility: float = strawberry.field(description="Trust in its source, 0 to 1.")
     value: float = strawberry.field(description="weight × credibility.")
-    derivation: str
-    family: str
-    provenance_status: str
-    root_kind: str | None
-    root_ids: list[str]
+    derivation: Derivation = strawberry.field(description="How it came about.")
+    family: str = strawberry.field(description="The independent source it ultimately rests on (actor:ann, "
+                                               "operator, …).")
+    provenance_status: ProvenanceStatus = strawberry.field(description="recorded or legacy_unknown.")
+    root_kind: RootKind | None = strawberry.field(description="What it rests on; null for a legacy row.")
+    root_ids: list[str] = strawberry.field(description="The ids of what it rests on, as written.")
     roots: list[EvidenceRoot] = strawberry.field(description="The graph nodes it is rooted in.")
-    origin: str
-    actor: str | None
-    note: str | None
-    retracted: bool
-    retracted_seq: int | None
-    retract_reason: str | None
-    created_seq: int
+    origin: str = strawberry.field(description="What wrote it: client, statement, contradiction, correction or "
+                                               "association.")
+    actor: str | None = strawberry.field(description="The actor who stands behind it, when one does.")
+    note: str | None = strawberry.field(description="The writer's note; null if none.")
+    retracted: bool = strawberry.field(description="True once retracted (or a root it cites went); it then counts "
+                                                   "for nothing.")
+    retracted_seq: int | None = strawberry.field(description="The journal position it was retracted at; null "
+                                                             "while live.")
+    retract_reason: str | None = strawberry.field(description="Why it was retracted; null while live.")
+    created_seq: int = strawberry.field(description="The journal position that wrote it.")
     assertions: list[str] = strawberry.field(description="The assertions that yielded it (statements).")
 
     @classmethod
     def of(cls, props: dict[str, Any], roots: list[dict[str, Any]], assertions: list[str]) -> Evidence:
         return cls(
-            id=props["id"], belief=props["belief"], direction=props["direction"], weight=props["weight"],
-            credibility=props["credibility"], value=props["value"], derivation=props["derivation"],
-            family=props["family"], provenance_status=props["provenance_status"], root_kind=props.get("root_kind"),
+            id=props["id"], belief=props["belief"], direction=EvidenceDirection(props["direction"]),
+            weight=props["weight"], credibility=props["credibility"], value=props["value"],
+            derivation=Derivation(props["derivation"]), family=props["family"],
+            provenance_status=ProvenanceStatus(props["provenance_status"]),
+            root_kind=None if props.get("root_kind") is None else RootKind(props["root_kind"]),
             root_ids=list(props.get("root_ids") or []),
             roots=[EvidenceRoot(id=r["id"], label=r["label"]) for r in sorted(roots, key=lambda r: r["id"])],
             origin=props["origin"], actor=props.get("actor"), note=props.get("note"),
@@ -121,46 +143,47 @@ class Evidence(Node):
 
 @strawberry.type(description="An independent source a belief's evidence rests on.")
 class BeliefFamily:
-    id: str
+    id: str = strawberry.field(description="The family as evidence names it: <kind>:<name>, or a bare source id.")
     kind: str = strawberry.field(description="actor, operator, belief, observation, or source.")
-    name: str
-    actors: list[str]
-    rows: int
-    live_rows: int
+    name: str = strawberry.field(description="The id without its kind prefix.")
+    actors: list[str] = strawberry.field(description="The actors its rows name, sorted.")
+    rows: int = strawberry.field(description="Its evidence rows on this belief, retracted ones included.")
+    live_rows: int = strawberry.field(description="Its rows not retracted.")
     contributions: list[FamilyContribution] = strawberry.field(description="What it adds now, per side.")
 
 
 @strawberry.type(description="One appended version of a belief, with the entry that caused it.")
 class BeliefVersion:
-    id: str
-    version: int
-    seq: int
-    op: str
-    by: str
+    id: str = strawberry.field(description="<belief id>/v<version>.")
+    version: int = strawberry.field(description="1 for the first, one more for each change.")
+    seq: int = strawberry.field(description="The journal position of the entry that caused it.")
+    op: str = strawberry.field(description="That entry's operation (belief.create, belief.evidence, …).")
+    by: str = strawberry.field(description="The principal who wrote that entry.")
     at: Long = strawberry.field(description="Entry time, epoch milliseconds.")
-    status: str
-    confidence: float
-    reason: str
-    breakdown: Breakdown
+    status: BeliefStatus = strawberry.field(description="The belief's status from this version on.")
+    confidence: float = strawberry.field(description="Its confidence from this version on, 0.02 to 0.98.")
+    reason: str = strawberry.field(description="Why it changed, in words; empty if none was given.")
+    breakdown: Breakdown = strawberry.field(description="How this version's confidence came about.")
 
     @classmethod
     def of(cls, props: dict[str, Any]) -> BeliefVersion:
         return cls(id=props["id"], version=props["version"], seq=props["seq"], op=props["op"], by=props["by"],
-                   at=props["at"], status=props["status"], confidence=props["confidence"],
+                   at=props["at"], status=BeliefStatus(props["status"]), confidence=props["confidence"],
                    reason=props.get("reason") or "", breakdown=Breakdown.of(props["breakdown"]))
 
 
 @strawberry.type(description="A statement behind a belief: the assertion, who stands behind it, in which message.")
 class BeliefAssertion:
-    assertion: Assertion
-    evidence: str
-    direction: str
-    weight: float
-    retracted: bool
-    observation: str
-    text: str | None
-    speaker: str | None
-    tick: int | None
+    assertion: Assertion = strawberry.field(description="The assertion, as interpreted.")
+    evidence: str = strawberry.field(description="The id of the evidence row it yielded.")
+    direction: str = strawberry.field(description="for or against: that row's side (expressed doubt is against).")
+    weight: float = strawberry.field(description="That row's weight, hedging, reporting and interpretation "
+                                                 "already counted.")
+    retracted: bool = strawberry.field(description="True once that row was retracted.")
+    observation: str = strawberry.field(description="The id of the message observation it was made in.")
+    text: str | None = strawberry.field(description="The message's text.")
+    speaker: str | None = strawberry.field(description="Who said the message (NFKC, case-folded).")
+    tick: int | None = strawberry.field(description="The tick the message was said at.")
 
 
 @dataclass(frozen=True)
@@ -206,30 +229,35 @@ class BeliefDetail:
 
 @strawberry.type(description="A proposition held with an evidence-derived confidence and a status.")
 class Belief(Node):
-    id: strawberry.ID
-    proposition: str
-    subject: str | None
-    entity: str | None
-    epistemic_kind: str
-    status: str
-    confidence: float
-    prior: float
-    version: int
-    pinned: bool
-    pinned_status: str | None
-    superseded_by: str | None
-    origin: str
-    created_seq: int
-    created_by: str
-    updated_seq: int
+    id: strawberry.ID = strawberry.field(description="b<seq>.<n>: the n-th belief the entry at seq created.")
+    proposition: str = strawberry.field(description="What is believed, as text.")
+    subject: str | None = strawberry.field(description="What it is about, as given; null if none was.")
+    entity: str | None = strawberry.field(description="The entity its subject belongs to (sameEntity merges "
+                                                      "them); contradictions are looked for within one entity.")
+    epistemic_kind: EpistemicKind = strawberry.field(description="What sort of proposition it is.")
+    status: BeliefStatus = strawberry.field(description="Where it stands.")
+    confidence: float = strawberry.field(description="Its evidence-derived confidence, 0.02 to 0.98.")
+    prior: float = strawberry.field(description="Its confidence before any evidence, by epistemic kind.")
+    version: int = strawberry.field(description="How many versions it has (the newest's number).")
+    pinned: bool = strawberry.field(description="True while an operator's pin sets its status.")
+    pinned_status: PinnableStatus | None = strawberry.field(description="The status it is pinned at; null unless "
+                                                                        "pinned.")
+    superseded_by: str | None = strawberry.field(description="The belief that superseded it; null if none.")
+    origin: str = strawberry.field(description="What created it: client, statement, association, contradiction "
+                                               "or correction.")
+    created_seq: int = strawberry.field(description="The journal position that created it.")
+    created_by: str = strawberry.field(description="The principal who created it.")
+    updated_seq: int = strawberry.field(description="The journal position of its newest version.")
     detail: strawberry.Private[BeliefDetail | None] = None
 
     @classmethod
     def of(cls, p: dict[str, Any]) -> Belief:
         return cls(id=p["id"], proposition=p["proposition"], subject=p.get("subject"), entity=p.get("entity"),
-                   epistemic_kind=p["epistemic_kind"], status=p["status"], confidence=p["confidence"],
+                   epistemic_kind=EpistemicKind(p["epistemic_kind"]), status=BeliefStatus(p["status"]),
+                   confidence=p["confidence"],
                    prior=p["prior"], version=p["version"], pinned=bool(p.get("pinned")),
-                   pinned_status=p.get("pinned_status"), superseded_by=p.get("superseded_by"),
+                   pinned_status=None if p.get("pinned_status") is None else PinnableStatus(p["pinned_status"]),
+                   superseded_by=p.get("superseded_by"),
                    origin=p.get("origin") or "client", created_seq=p["created_seq"], created_by=p["created_by"],
                    updated_seq=p.get("updated_seq") or 0)
 
@@ -282,21 +310,21 @@ class Belief(Node):
 
 @strawberry.type(description="One belief of a page and the cursor to resume after it.")
 class BeliefEdge:
-    cursor: str
-    node: Belief
+    cursor: str = strawberry.field(description="Pass as `after` to continue after this belief.")
+    node: Belief = strawberry.field(description="The belief.")
 
 
 @strawberry.type(description="A page of beliefs by confidence, with where it ends and how many match.")
 class BeliefConnection:
-    edges: list[BeliefEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[BeliefEdge] = strawberry.field(description="This page's beliefs, in order.")
+    page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
+    total_count: int = strawberry.field(description="How many beliefs match, across every page.")
 
 
 @strawberry.enum(description="How beliefs are ordered; ties by id.")
 class BeliefOrder(Enum):
-    CONFIDENCE_DESC = "desc"
-    CONFIDENCE_ASC = "asc"
+    CONFIDENCE_DESC = strawberry.enum_value("desc", description="Most confident first.")
+    CONFIDENCE_ASC = strawberry.enum_value("asc", description="Least confident first.")
 
 
 @strawberry.input(description="Select beliefs; every field given must match.")
@@ -308,14 +336,15 @@ class BeliefFilter:
 
 @strawberry.type(description="A node a belief walk reached: how far, from which node, through which edge.")
 class BeliefWalkStep:
-    id: str
+    id: str = strawberry.field(description="The node's id.")
     label: str = strawberry.field(description="Belief, Evidence, Observation or Item.")
-    depth: int
+    depth: int = strawberry.field(description="Steps from the start (1: next to it).")
     via: str = strawberry.field(description="The node it was reached from.")
     edge: str = strawberry.field(description="The relationship followed (BEARS_ON, ROOTED_IN, DERIVED_FROM).")
     status: str | None = strawberry.field(description="A belief's or item's status, an evidence row's direction.")
-    summary: str | None
-    confidence: float | None
+    summary: str | None = strawberry.field(description="A belief's proposition, an item's summary, an "
+                                                       "observation's subject or an evidence row's family.")
+    confidence: float | None = strawberry.field(description="A belief's confidence; null for other nodes.")
     gone: bool = strawberry.field(description="A retracted evidence row or an observation marked inaccurate.")
 
 
@@ -390,20 +419,27 @@ def decode_cursor(cursor: str | None) -> tuple[int | None, str | None]:
         raise UserError(f"after: {cursor!r} is not a belief cursor", field="after") from None
 
 
+MaxDepth = Annotated[int | None, strawberry.argument(description=f"Go at most this many steps (1 to {MAX_WALK_DEPTH}); "
+                                                                 "null: to the end.")]
+
+
 @strawberry.type
 class BeliefQuery:
     @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions."
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def belief(self, info: strawberry.Info[Any, Any], id: str) -> Belief | None:
+    def belief(self, info: strawberry.Info[Any, Any], id: BeliefId) -> Belief | None:
         service = caught_up(info)
         return Belief.of(belief_props(service, id))
 
     @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
     @user_errors
-    def beliefs(self, info: strawberry.Info[Any, Any], filter: BeliefFilter | None = None,
-                order_by: BeliefOrder = BeliefOrder.CONFIDENCE_DESC, first: int | None = None,
-                after: str | None = None) -> BeliefConnection:
+    def beliefs(self, info: strawberry.Info[Any, Any],
+                filter: Annotated[BeliefFilter | None, strawberry.argument(
+                    description="Only the beliefs matching it; null: every belief.")] = None,
+                order_by: Annotated[BeliefOrder, strawberry.argument(
+                    description="By confidence, either way; ties by id.")] = BeliefOrder.CONFIDENCE_DESC,
+                first: First = None, after: After = None) -> BeliefConnection:
         size = page_size(first)
         after_key, after_id = decode_cursor(after)
         service = caught_up(info)
@@ -427,8 +463,8 @@ class BeliefQuery:
     @strawberry.field(description="What a belief rests on: evidence, its roots (observations, items, beliefs) "
                                   "and their own upstream, each with its depth and the edge it came through.")
     @user_errors
-    def belief_upstream(self, info: strawberry.Info[Any, Any], id: str,
-                        max_depth: int | None = None) -> list[BeliefWalkStep]:
+    def belief_upstream(self, info: strawberry.Info[Any, Any], id: BeliefId,
+                        max_depth: MaxDepth = None) -> list[BeliefWalkStep]:
         service = caught_up(info)
         belief_props(service, id)
         return belief_walk(service, id, UPSTREAM_STEPS, max_depth)
@@ -436,8 +472,10 @@ class BeliefQuery:
     @strawberry.field(description="What falls if this node (a belief, observation or item) goes: the live "
                                   "evidence rooted in it, the beliefs that evidence bears on, and onwards.")
     @user_errors
-    def belief_dependents(self, info: strawberry.Info[Any, Any], id: str,
-                          max_depth: int | None = None) -> list[BeliefWalkStep]:
+    def belief_dependents(self, info: strawberry.Info[Any, Any],
+                          id: Annotated[str, strawberry.argument(description="A belief's, observation's or item's "
+                                                                             "id.")],
+                          max_depth: MaxDepth = None) -> list[BeliefWalkStep]:
         service = service_of(info)
         if not id.strip():
             raise UserError("id must be a non-empty string", field="id")

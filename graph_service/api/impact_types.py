@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -16,9 +16,9 @@ from graph_service.impact import store_impact
 
 @strawberry.type(description="An item whose support (the assertions it stands on) would change, its status not.")
 class SupportChange:
-    id: str
-    before: list[str]
-    after: list[str]
+    id: str = strawberry.field(description="The item's id.")
+    before: list[str] = strawberry.field(description="The journal positions of the live assertions it rests on now.")
+    after: list[str] = strawberry.field(description="Those it would rest on after.")
 
 
 @strawberry.type(description="What a retraction (or a mark of inaccuracy) would change, computed the way the "
@@ -31,8 +31,7 @@ class Impact:
 
 
 def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
-    return None if raw is None else BeliefSnapshot(status=raw["status"], confidence=raw["confidence"],
-                                                   version=raw["version"])
+    return None if raw is None else BeliefSnapshot.of(raw)
 
 
 @strawberry.type
@@ -43,8 +42,11 @@ class ImpactQuery:
                                   "reaches what rests on nothing retracted: a competitor that stands again, and "
                                   "what it refutes in turn. Unknown ids are NOT_FOUND.")
     @user_errors
-    def impact(self, info: strawberry.Info[Any, Any], items: list[str] | None = None,
-               observations: list[str] | None = None) -> Impact:
+    def impact(self, info: strawberry.Info[Any, Any],
+               items: Annotated[list[str] | None, strawberry.argument(
+                   description="Ids of items to suppose retracted.")] = None,
+               observations: Annotated[list[str] | None, strawberry.argument(
+                   description="Ids of observations to suppose marked inaccurate.")] = None) -> Impact:
         state = caught_up(info).state
         for i, item in enumerate(items or ()):
             if state.knowledge.status(item) is None:
@@ -55,7 +57,7 @@ class ImpactQuery:
         found = store_impact(state, items or (), observations or ())
         after = {b: _snapshot(a) for b, (_, a) in found.beliefs.items()}
         return Impact(
-            items=[StatusChange(id=i, before=b, after=a) for i, (b, a) in found.items.items()],
+            items=[StatusChange.of(i, b, a) for i, (b, a) in found.items.items()],
             supports=[SupportChange(id=i, before=list(b), after=list(a)) for i, (b, a) in found.supports.items()],
             beliefs=[BeliefChange(belief=b, before=_snapshot(before), after=after[b])  # type: ignore[arg-type]
                      for b, (before, _) in found.beliefs.items()],

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
+from graph_service.api.arguments import After, First
 from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
@@ -52,12 +53,12 @@ def page_size(first: int | None) -> int:
 @strawberry.type(description="One journal entry: a write, chained to its predecessor by hash.")
 class JournalEntry(Node):
     id: strawberry.ID = strawberry.field(description="entry-<seq>: its id as a node.")
-    seq: int
-    op: str
-    by: str
+    seq: int = strawberry.field(description="Its journal position, from 1, one more than the entry before.")
+    op: str = strawberry.field(description="The operation it records (note, item.add, belief.create, …).")
+    by: str = strawberry.field(description="The principal who wrote it.")
     at: datetime = strawberry.field(description="When it was written (UTC).")
-    hash: str
-    prev: str
+    hash: str = strawberry.field(description="sha256 (hex) of prev followed by the entry's canonical JSON.")
+    prev: str = strawberry.field(description="The hash of the entry before; 64 zeros for the first.")
     payload: str = strawberry.field(description="The entry's payload as canonical JSON.")
 
     @classmethod
@@ -69,29 +70,30 @@ class JournalEntry(Node):
 
 @strawberry.type(description="One journal entry of a page and the cursor to resume after it.")
 class JournalEdge:
-    cursor: str
-    node: JournalEntry
+    cursor: str = strawberry.field(description="Pass as `after` to continue after this entry.")
+    node: JournalEntry = strawberry.field(description="The entry.")
 
 
 @strawberry.type(description="Where a page of a connection starts and ends, and whether there is more.")
 class PageInfo:
-    has_next_page: bool
-    has_previous_page: bool
-    start_cursor: str | None
-    end_cursor: str | None
+    has_next_page: bool = strawberry.field(description="True when nodes follow this page.")
+    has_previous_page: bool = strawberry.field(description="True when nodes come before this page.")
+    start_cursor: str | None = strawberry.field(description="The first edge's cursor; null for an empty page.")
+    end_cursor: str | None = strawberry.field(description="The last edge's cursor, to pass as `after` for the next "
+                                                          "page; null for an empty page.")
 
 
 @strawberry.type(description="A page of journal entries in order, and how many there are in all.")
 class JournalConnection:
-    edges: list[JournalEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[JournalEdge] = strawberry.field(description="This page's entries, in journal order.")
+    page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
+    total_count: int = strawberry.field(description="How many entries the journal holds (its last position).")
 
 
 @strawberry.type(description="A node a journal entry wrote.")
 class WrittenNode:
     label: str = strawberry.field(description="Its label: Item, Belief, Evidence, Observation, ...")
-    id: str
+    id: str = strawberry.field(description="Its id.")
 
 
 @strawberry.type(description="One journal entry and the nodes it wrote.")
@@ -101,18 +103,18 @@ class EntryWithWrites(JournalEntry):
 
 @strawberry.type(description="The journal head: the last position and its hash.")
 class Head:
-    seq: int
-    hash: str
+    seq: int = strawberry.field(description="The last journal position; 0 for an empty journal.")
+    hash: str = strawberry.field(description="The hash of the entry there; 64 zeros for an empty journal.")
     projected: int = strawberry.field(description="The last position applied to the graph.")
 
 
 @strawberry.type(description="Whether the stored journal is whole and the graph equals its replay.")
 class Verification:
-    ok: bool
-    checked: int
-    head_seq: int
+    ok: bool = strawberry.field(description="True when the chain is whole and the graph equals its replay.")
+    checked: int = strawberry.field(description="How many entries were read and checked.")
+    head_seq: int = strawberry.field(description="The position the stored head names.")
     first_bad: int | None = strawberry.field(description="The first broken journal position, if any.")
-    reason: str | None
+    reason: str | None = strawberry.field(description="What is wrong, in words; null when ok.")
     projection_ok: bool = strawberry.field(description="The graph's statuses equal a pure replay's.")
     fingerprint: str | None = strawberry.field(description="What a pure replay of the journal believes.")
 
@@ -121,8 +123,7 @@ class Verification:
 class JournalQuery:
     @strawberry.field(description="Journal entries in order, a page at a time (first ≤ 500).")
     @user_errors
-    def journal(self, info: strawberry.Info[Any, Any], first: int | None = None,
-                after: str | None = None) -> JournalConnection:
+    def journal(self, info: strawberry.Info[Any, Any], first: First = None, after: After = None) -> JournalConnection:
         size, start = page_size(first), decode_cursor(after)
         journal = service_of(info).journal
         journal.catch_up()
@@ -140,7 +141,9 @@ class JournalQuery:
     @strawberry.field(description="The journal entry at a position, with the nodes it wrote."
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def journal_entry(self, info: strawberry.Info[Any, Any], seq: int) -> EntryWithWrites | None:
+    def journal_entry(self, info: strawberry.Info[Any, Any],
+                      seq: Annotated[int, strawberry.argument(description="Its journal position, from 1.")]
+                      ) -> EntryWithWrites | None:
         journal = service_of(info).journal
         journal.catch_up()
         found = list(journal.entries_after(seq - 1, 1)) if seq >= 1 else []
@@ -171,6 +174,7 @@ class JournalQuery:
 class JournalMutation:
     @strawberry.mutation(description="Append a note (non-empty, at most 10,000 characters) to the journal.")
     @user_errors
-    def note(self, info: strawberry.Info[Any, Any], text: str) -> JournalEntry:
+    def note(self, info: strawberry.Info[Any, Any],
+             text: Annotated[str, strawberry.argument(description="What to note.")]) -> JournalEntry:
         result = journal_write(info, lambda: plan_note(text))
         return JournalEntry.of(result.entry)

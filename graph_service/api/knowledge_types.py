@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from graph_service.api.arguments import After, First, ItemId, Why
+from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
-from graph_service.api.vocabularies import ItemKind, ItemSource, ItemStatus, plain, plain_list
+from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
+from graph_service.knowledge.records import FlagRecord, dispute_id, question_text
 from graph_service.knowledge.replay import redecide
+from graph_service.knowledge.rules import DisputeEvent
 from graph_service.service import Service
 from graph_service.state import StoreState, replay, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, walk
@@ -28,34 +32,45 @@ MAX_WALK_START = 100
 
 @strawberry.type(description="A knowledge item: a fact, rule, skill, action or episode, with its state.")
 class Item(Node):
-    id: strawberry.ID
-    kind: str
-    s: str | None
-    r: str | None
-    o: JSON | None
-    body: JSON
-    scope: JSON
-    key: str | None
-    summary: str
-    source: str
-    by: str
-    status: str = strawberry.field(description="active, hypothesis, disputed, refuted, expired or retracted.")
-    rank: int
+    id: strawberry.ID = strawberry.field(description="k-<hash>: its content id (kind, body and scope), so the same "
+                                                     "content written twice is one item.")
+    kind: ItemKind = strawberry.field(description="What it is: fact, rule, skill, action or episode.")
+    s: str | None = strawberry.field(description="A fact's subject; null for a body without one.")
+    r: str | None = strawberry.field(description="A fact's relation; null for a body without one.")
+    o: JSON | None = strawberry.field(description="A fact's object: a scalar as written, anything else as "
+                                                  "canonical JSON text; null for a body without one.")
+    body: JSON = strawberry.field(description="Its content as written (a fact's is {s, r, o}).")
+    scope: JSON = strawberry.field(description="Where it holds, an object ({} for everywhere).")
+    key: str | None = strawberry.field(description="[scope, s, r] as canonical JSON: one value stands per key at a "
+                                                   "time; null for a body without s and r.")
+    summary: str = strawberry.field(description="\"s r o\" for an item with a key, else its kind.")
+    source: ItemSource = strawberry.field(description="The source of the assertion shown (the standing one, else the "
+                                               "latest): outcome, person, spec or verified.")
+    by: str = strawberry.field(description="The principal who wrote that assertion.")
+    status: ItemStatus = strawberry.field(description="active, hypothesis, disputed, refuted, expired or retracted.")
+    rank: int = strawberry.field(description="That source's rank: outcome 4, person 3, spec 2, verified 1.")
     support: list[str] = strawberry.field(description="The journal positions of the live assertions it rests on.")
-    valid_since: JSON | None
-    valid_until: JSON | None
-    learned_at: int
-    confirmed_at: int | None
-    premises: list[str]
-    promoted: bool
-    held_why: str | None
-    reconfirm_after: int | None
-    expires_at: int | None
+    valid_since: JSON | None = strawberry.field(description="When it starts to hold, as the writer gave it "
+                                                            "(`valid`); null: open.")
+    valid_until: JSON | None = strawberry.field(description="When it stops holding, as the writer gave it "
+                                                            "(`valid`); null: open.")
+    learned_at: int = strawberry.field(description="The journal position it was first written at.")
+    confirmed_at: int | None = strawberry.field(description="The journal position of its latest live assertion; "
+                                                            "null when none is live.")
+    premises: list[str] = strawberry.field(description="The ids of the items it rests on (derivedFrom of every "
+                                                       "assertion, retracted ones too).")
+    promoted: bool = strawberry.field(description="True once admitted as present or promoted; a held rule, skill "
+                                                  "or action is not.")
+    held_why: str | None = strawberry.field(description="Why the gates held it; null unless held.")
+    reconfirm_after: int | None = strawberry.field(description="Store-clock units after its assertion until it "
+                                                               "needs re-confirmation; null: never.")
+    expires_at: int | None = strawberry.field(description="The store-clock time it expires at; null: never.")
     stale: bool = strawberry.field(description="Pending flags or the clock ask for re-confirmation.")
-    stale_reasons: list[str]
-    why: str
-    uses: int
-    wrong_uses: int
+    stale_reasons: list[str] = strawberry.field(description="Why it needs re-confirmation (pending flags, the "
+                                                            "clock); empty when it does not.")
+    why: str = strawberry.field(description="Why it has its status, in words; empty when nothing needs saying.")
+    uses: int = strawberry.field(description="How many times decisions used it (markUsed).")
+    wrong_uses: int = strawberry.field(description="How many of those uses were found wrong.")
 
     @classmethod
     def of(cls, props: dict[str, Any], stale_reasons: list[str]) -> Item:
@@ -63,9 +78,10 @@ class Item(Node):
             return json.loads(props[name]) if isinstance(props.get(name), str) else props.get(name)
 
         return cls(
-            id=strawberry.ID(props["id"]), kind=props["kind"], s=props.get("s"), r=props.get("r"), o=props.get("o"),
+            id=strawberry.ID(props["id"]), kind=ItemKind(props["kind"]), s=props.get("s"), r=props.get("r"),
+            o=props.get("o"),
             body=parsed("body"), scope=parsed("scope"), key=props.get("key"), summary=props.get("summary", ""),
-            source=props["source"], by=props["by"], status=props["status"], rank=props["rank"],
+            source=ItemSource(props["source"]), by=props["by"], status=ItemStatus(props["status"]), rank=props["rank"],
             support=[str(s) for s in props.get("support") or []], valid_since=props.get("valid_since"),
             valid_until=props.get("valid_until"), learned_at=props["learned_at"],
             confirmed_at=props.get("confirmed_at"), premises=list(props.get("premises") or []),
@@ -78,56 +94,65 @@ class Item(Node):
 
 @strawberry.type(description="One item of a page and the cursor to resume after it.")
 class ItemEdge:
-    cursor: str
-    node: Item
+    cursor: str = strawberry.field(description="Pass as `after` to continue after this item (its id).")
+    node: Item = strawberry.field(description="The item.")
 
 
 @strawberry.type(description="A page of items by id, with where it ends and how many match in all.")
 class ItemConnection:
-    edges: list[ItemEdge]
+    edges: list[ItemEdge] = strawberry.field(description="This page's items, by id.")
     page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
     total_count: int = strawberry.field(description="How many items match, across every page.")
     # Kept from before items was a Relay connection, for the clients that read them.
-    has_next_page: bool = strawberry.field(deprecation_reason="Use pageInfo.hasNextPage.")
-    end_cursor: str | None = strawberry.field(deprecation_reason="Use pageInfo.endCursor.")
+    has_next_page: bool = strawberry.field(description="True when items follow this page.",
+                                           deprecation_reason="Use pageInfo.hasNextPage.")
+    end_cursor: str | None = strawberry.field(description="The last item's cursor; null for an empty page.",
+                                              deprecation_reason="Use pageInfo.endCursor.")
 
 
 @strawberry.type(description="A node a walk reached: its depth and the node and edge it was reached through.")
 class WalkStep:
-    id: str
-    depth: int
-    via: str
-    edge: str
-    item: Item | None
+    id: str = strawberry.field(description="The id of the item reached.")
+    depth: int = strawberry.field(description="Steps from the nearest start item (1: next to one).")
+    via: str = strawberry.field(description="The item it was reached from.")
+    edge: str = strawberry.field(description="The edge followed: DERIVED_FROM (a premise) or SAME_KEY (a "
+                                             "competitor on its key).")
+    item: Item | None = strawberry.field(description="The item reached; null if the store does not hold it.")
 
 
 @strawberry.type(description="An item whose status changed, before and after.")
 class StatusChange:
-    id: str
-    before: str
-    after: str
+    id: str = strawberry.field(description="The item's id.")
+    before: ItemStatus = strawberry.field(description="Its status before (retracted for a new item).")
+    after: ItemStatus = strawberry.field(description="Its status after.")
+
+    @classmethod
+    def of(cls, item_id: str, before: str, after: str) -> StatusChange:
+        return cls(id=item_id, before=ItemStatus(before), after=ItemStatus(after))
 
 
 @strawberry.type(description="What adding an item did: admitted (present, promoted or held) or refused, and why.")
 class AddOutcome:
-    id: str | None
-    status: str
-    admission: str
-    why: str | None
-    seq: int
-    changes: list[StatusChange]
+    id: str | None = strawberry.field(description="The item's content id; null when refused.")
+    status: str = strawberry.field(description="Its status after the write (an ItemStatus value); refused when "
+                                               "refused.")
+    admission: str = strawberry.field(description="present, promoted, held or refused.")
+    why: str | None = strawberry.field(description="The gates' reason, for a held or refused item.")
+    seq: int = strawberry.field(description="The journal position of the write (a refusal is journalled too).")
+    changes: list[StatusChange] = strawberry.field(description="Every item whose status the write changed.")
 
 
 @strawberry.type(description="What a knowledge write did: its journal position and the status changes.")
 class WriteOutcome:
     seq: int = strawberry.field(description="The journal position of the write.")
-    changes: list[StatusChange]
-    id: str | None = None
+    changes: list[StatusChange] = strawberry.field(description="Every item whose status the write changed.")
+    id: str | None = strawberry.field(default=None, description="The flag a raiseFlag or reconfirmItem raised; "
+                                                                "null for other writes.")
 
 
 @strawberry.type(description="What the store believes, as hashes: the whole, and its knowledge and belief parts.")
 class Fingerprints:
-    store: str
+    store: str = strawberry.field(description="sha256 (hex) over the knowledge and belief fingerprints.")
     knowledge: str = strawberry.field(description="Every present item with status, rank, support and time range.")
     beliefs: str = strawberry.field(description="Every belief with status and confidence rounded to 1e-9.")
     position: int = strawberry.field(description="The journal position this state is at.")
@@ -148,10 +173,14 @@ class ItemInput:
     reconfirm_after: int | None = strawberry.field(default=None, description="Clock units until it needs "
                                                                              "re-confirmation; default by kind "
                                                                              "and source.")
-    valid: list[JSON] | None = None
-    level: str | None = None
+    valid: list[JSON] | None = strawberry.field(default=None, description="When it holds: [since, until], each a "
+                                                                         "number, a string or null (open).")
+    level: str | None = strawberry.field(default=None, description="Free text kept in its journal entry; the store "
+                                                                   "does not read it.")
     of: str | None = strawberry.field(default=None, description="For a verified item: the stored decision it is.")
-    evidence: JSON | None = None
+    evidence: JSON | None = strawberry.field(default=None, description="What the writer offers for it, a list of "
+                                                                       "plain JSON kept in its journal entry; the "
+                                                                       "store does not read it.")
 
 
 @strawberry.input(description="Item filters; every one given must match.")
@@ -179,7 +208,7 @@ def _plain_filter(filter: ItemFilter) -> dict[str, Any]:
 def change_list(result: Any) -> list[StatusChange]:
     """The status changes a knowledge write reports, by item id."""
     changes = sorted(status_changes(result).items())
-    return [StatusChange(id=i, before=before, after=after) for i, (before, after) in changes]
+    return [StatusChange.of(i, before, after) for i, (before, after) in changes]
 
 
 def _item(service: Service, props: dict[str, Any]) -> Item:
@@ -225,9 +254,85 @@ def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:
     return WriteOutcome(seq=done.entry.seq, changes=change_list(done.result))
 
 
+def _items(info: strawberry.Info[Any, Any], ids: list[str]) -> list[Item]:
+    # Items are never deleted (a retracted one stays, retracted), so every id a flag or dispute names is found.
+    # The query that returned the flag or dispute caught up already: no second round trip per node.
+    service = service_of(info)
+    return [item_node(service, item_id) for item_id in ids]
+
+
+@strawberry.type(description="A staleness flag: the items it covers are hints, not facts, while it is pending "
+                              "and until a newer observation or a person confirms them.")
+class Flag(Node):
+    id: strawberry.ID = strawberry.field(description="flag-<seq>: the journal position it was raised at.")
+    kind: FlagKind = strawberry.field(description="What it was raised over (scope, ids, key or reconfirm).")
+    why: str = strawberry.field(description="The reason given when it was raised (its kind if none was).")
+    pending: bool = strawberry.field(description="True until endFlag ends it.")
+    raised_at: int = strawberry.field(description="The journal position it was raised at.")
+    ended_at: int | None = strawberry.field(description="The journal position endFlag ended it at; null while "
+                                                        "pending.")
+    scope: JSON | None = strawberry.field(description="The scope pattern it was raised over; null unless its kind "
+                                                      "is scope.")
+    key: str | None = strawberry.field(description="The key it was raised over; null unless its kind is key.")
+    covers: list[str] = strawberry.field(description="The ids of the items it covers, sorted (a rollback under it "
+                                                     "adds the restored version).")
+
+    @strawberry.field(description="The items it covers, as `covers` orders them.")
+    def covered_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
+        return _items(info, self.covers)
+
+    @classmethod
+    def of(cls, flag: FlagRecord) -> Flag:
+        return cls(id=strawberry.ID(flag.id), kind=FlagKind(flag.kind), why=flag.why, pending=flag.pending,
+                   raised_at=flag.seq, ended_at=flag.ended_at, scope=flag.scope, key=flag.key,
+                   covers=sorted(flag.covers))
+
+
+@strawberry.type(description="A dispute on a key: equally ranked items give it different values, so each is "
+                              "disputed until a person says which is right (resolveDispute or answerQuestion).")
+class Dispute(Node):
+    id: strawberry.ID = strawberry.field(description="d-<hash of the key>-<openedAt>; a question's target.")
+    question: str = strawberry.field(description="The question a person is asked, formed from the key and values.")
+    key: str = strawberry.field(description="The key in dispute, as canonical JSON [scope, subject, relation]; "
+                                            "pass it to resolveDispute.")
+    values: list[str] = strawberry.field(description="The values in contention, sorted, each as canonical JSON "
+                                                     "(a text keeps its quotes: \"blue\").")
+    items: list[str] = strawberry.field(description="The ids of the items that give those values, sorted.")
+    opened_at: int = strawberry.field(description="The journal position it opened at.")
+    open: bool = strawberry.field(description="True until one value stands again (resolved, or the others went).")
+    closed_at: int | None = strawberry.field(description="The journal position it closed at; null while open.")
+    resolved: str | None = strawberry.field(description="The value a person chose, as canonical JSON; null while "
+                                                        "open or when it closed without a person.")
+
+    @strawberry.field(description="The items that give the values in contention, as `items` orders them.")
+    def disputed_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
+        return _items(info, self.items)
+
+    @classmethod
+    def of(cls, event: DisputeEvent) -> Dispute:
+        return cls(id=strawberry.ID(dispute_id(event)), question=question_text(event), key=event.key,
+                   values=list(event.values), items=list(event.items), opened_at=event.opened_at, open=event.open,
+                   closed_at=event.closed_at, resolved=event.resolved)
+
+
+def find_flag(service: Service, flag_id: str) -> Flag | None:
+    """The flag with this id, or None."""
+    flag = service.state.knowledge.flags.get(flag_id)
+    return None if flag is None else Flag.of(flag)
+
+
+def find_dispute(service: Service, node_id: str) -> Dispute | None:
+    """The dispute with this id, open or closed, or None (a dispute a retraction withdrew is gone)."""
+    for events in service.state.knowledge.dispute_events.values():
+        for event in events:
+            if dispute_id(event) == node_id:
+                return Dispute.of(event)
+    return None
+
+
 @strawberry.type(description="A recorded decision snapshot that reads differently without the retracted items.")
 class Redecision:
-    snapshot: str
+    snapshot: str = strawberry.field(description="The id of the recorded snapshot (snap-<seq>).")
     old: JSON = strawberry.field(description="The facts the decision was given (s, r, o), as recorded.")
     new: JSON = strawberry.field(description="The facts it would be given without the retracted items.")
 
@@ -244,19 +349,31 @@ def given_facts(snapshot: dict[str, Any]) -> list[Any]:
     return sorted(([b["s"], b["r"], b["o"]] if {"s", "r", "o"} <= set(b) else b for b in bodies), key=canonical_json)
 
 
+StartIds = Annotated[list[str], strawberry.argument(description=f"The items to start from (1 to {MAX_WALK_START} "
+                                                               "ids).")]
+About = Annotated[list[str] | None, strawberry.argument(description="Only items about these subjects (s); null: "
+                                                                    "any.")]
+Relation = Annotated[str | None, strawberry.argument(description="Only items with this relation (r); null: any.")]
+Scope = Annotated[JSON | None, strawberry.argument(description="Only items whose scope falls under this pattern "
+                                                               "(an object, matched key by key); null: any.")]
+Kinds = Annotated[list[ItemKind] | None, strawberry.argument(description="Only items of these kinds; null: any.")]
+
+
 @strawberry.type
 class KnowledgeQuery:
     @strawberry.field(description="One item by id."
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def item(self, info: strawberry.Info[Any, Any], id: str) -> Item | None:
+    def item(self, info: strawberry.Info[Any, Any], id: ItemId) -> Item | None:
         service = caught_up(info)
         return _item(service, _props(service, id))
 
     @strawberry.field(description="Items matching a filter, by id, a page at a time (first ≤ 500).")
     @user_errors
-    def items(self, info: strawberry.Info[Any, Any], filter: ItemFilter | None = None,
-              first: int | None = None, after: str | None = None) -> ItemConnection:
+    def items(self, info: strawberry.Info[Any, Any],
+              filter: Annotated[ItemFilter | None, strawberry.argument(
+                  description="Only the items matching it; null: every item.")] = None,
+              first: First = None, after: After = None) -> ItemConnection:
         size = page_size(first)
         service = caught_up(info)
         given = {k: v for k, v in _plain_filter(filter).items() if v is not None} if filter else {}
@@ -275,24 +392,24 @@ class KnowledgeQuery:
 
     @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
     @user_errors
-    def upstream(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
+    def upstream(self, info: strawberry.Info[Any, Any], ids: StartIds) -> list[WalkStep]:
         return _walk(info, ids, ITEM_UPSTREAM)
 
     @strawberry.field(description="Everything derived from the items, transitively (their premises' dependents). "
                                   "Not all that would change if they went: `impact` answers that.")
     @user_errors
-    def dependents(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
+    def dependents(self, info: strawberry.Info[Any, Any], ids: StartIds) -> list[WalkStep]:
         return _walk(info, ids, ITEM_DEPENDENTS)
 
     @strawberry.field(description="The connected component: premise edges both ways and shared keys.")
     @user_errors
-    def component(self, info: strawberry.Info[Any, Any], ids: list[str]) -> list[WalkStep]:
+    def component(self, info: strawberry.Info[Any, Any], ids: StartIds) -> list[WalkStep]:
         return _walk(info, ids, ITEM_COMPONENT)
 
     @strawberry.field(description="What a decision would be given now (nothing is recorded).")
     @user_errors
-    def snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None, relation: str | None = None,
-                 scope: JSON | None = None, kinds: list[ItemKind] | None = None) -> JSON:
+    def snapshot(self, info: strawberry.Info[Any, Any], about: About = None, relation: Relation = None,
+                 scope: Scope = None, kinds: Kinds = None) -> JSON:
         service = caught_up(info)
         names = plain_list(kinds)
         planning.plan_snapshot(service.state.knowledge, about, relation, scope, names)  # validates only
@@ -301,7 +418,10 @@ class KnowledgeQuery:
     @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
                                   "The service cannot run a client's decision, so the answer it compares is the "
                                   "set of facts given: changed facts are answer changes, the rest justification.")
-    async def redecide(self, info: strawberry.Info[Any, Any], retracted: list[str]) -> Redecisions:
+    async def redecide(self, info: strawberry.Info[Any, Any],
+                       retracted: Annotated[list[str], strawberry.argument(
+                           description=f"The items to suppose never written (1 to {MAX_WALK_START} ids).")]
+                       ) -> Redecisions:
         def work() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             service = caught_up(info)
             for item_id in _start(retracted):
@@ -314,20 +434,32 @@ class KnowledgeQuery:
             justification_only=[Redecision(snapshot=r["id"], old=r["old"], new=r["new"]) for r in justified],
         )
 
-    @strawberry.field(description="The open disputes, one question each.")
-    def disputes(self, info: strawberry.Info[Any, Any]) -> JSON:
+    @strawberry.field(description="The open disputes, oldest first, a page at a time (first ≤ 500); one "
+                                  "question to a person each.")
+    @user_errors
+    def disputes(self, info: strawberry.Info[Any, Any], first: First = None, after: After = None
+                 ) -> Connection[Dispute]:
         service = caught_up(info)
-        return service.state.knowledge.disputes()
+        events = sorted(service.state.knowledge.open_disputes.values(), key=lambda e: (e.opened_at, e.key))
+        # A dispute's place is the journal position it opened at: a later read keeps it even when disputes
+        # before it close or a retraction reopens an older one. Unique, as one entry asserts or resolves on
+        # at most one key, and a key's disputes open one after another.
+        return paged("dispute", [(e.opened_at, Dispute.of(e)) for e in events], first, after)
 
-    @strawberry.field(description="Every flag with the items it covers and whether it is pending.")
-    def flags(self, info: strawberry.Info[Any, Any], pending: bool | None = None) -> JSON:
+    @strawberry.field(description="Flags in the order raised, a page at a time (first ≤ 500); pending: only "
+                                  "pending (true) or ended (false) ones.")
+    @user_errors
+    def flags(self, info: strawberry.Info[Any, Any],
+              pending: Annotated[bool | None, strawberry.argument(
+                  description="true: only pending flags; false: only ended ones; null: every flag.")] = None,
+              first: First = None, after: After = None) -> Connection[Flag]:
         service = caught_up(info)
-        flags = service.state.knowledge.flags.values()
-        return [dict(f.props(), covers=sorted(f.covers)) for f in flags if pending is None or f.pending == pending]
+        every = [Flag.of(f) for f in service.state.knowledge.flags.values()]
+        return paged("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
 
     @strawberry.field(description="Must this item be re-confirmed? Read from pending flags and the clock.")
     @user_errors
-    def stale(self, info: strawberry.Info[Any, Any], id: str) -> list[str]:
+    def stale(self, info: strawberry.Info[Any, Any], id: ItemId) -> list[str]:
         service = caught_up(info)
         _props(service, id)
         return service.state.knowledge.stale_reasons(id)
@@ -344,8 +476,13 @@ class KnowledgeQuery:
 
     @strawberry.field(description="The fingerprints of the store rebuilt from its journal: as it was at entry "
                                   "`upto`, or as if the `skip` items' own entries had never been written.")
-    async def rebuild(self, info: strawberry.Info[Any, Any], upto: int | None = None,
-                      skip: list[str] | None = None) -> Fingerprints:
+    async def rebuild(self, info: strawberry.Info[Any, Any],
+                      upto: Annotated[int | None, strawberry.argument(
+                          description="Rebuild from the entries up to this journal position (not negative); null: "
+                                      "every entry.")] = None,
+                      skip: Annotated[list[str] | None, strawberry.argument(
+                          description="Item ids whose own entries are left out, as if never written.")] = None,
+                      ) -> Fingerprints:
         def work() -> Fingerprints:
             if upto is not None and upto < 0:
                 raise UserError("upto must not be negative", field="upto")
@@ -359,7 +496,8 @@ class KnowledgeQuery:
 class KnowledgeMutation:
     @strawberry.mutation(description="Propose an item; refused proposals are journalled with why.")
     @user_errors
-    def add_item(self, info: strawberry.Info[Any, Any], item: ItemInput) -> AddOutcome:
+    def add_item(self, info: strawberry.Info[Any, Any],
+                 item: Annotated[ItemInput, strawberry.argument(description="The proposed item.")]) -> AddOutcome:
         raw = {k: v for k, v in strawberry.asdict(item).items() if v is not None}
         raw.update(kind=plain(item.kind), source=plain(item.source))
         done = _write(info, lambda k: planning.plan_add(k, raw, by=author_of(info)))
@@ -369,64 +507,83 @@ class KnowledgeMutation:
 
     @strawberry.mutation(description="A held rule, skill or action passed its gates, or a person promotes it.")
     @user_errors
-    def promote_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+    def promote_item(self, info: strawberry.Info[Any, Any], id: ItemId, why: Why = None) -> WriteOutcome:
         return _status_write(info, lambda k: planning.plan_promote(k, id, why))
 
     @strawberry.mutation(description="Take an item back with everything derived from it; returns every change.")
     @user_errors
-    def retract_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+    def retract_item(self, info: strawberry.Info[Any, Any], id: ItemId, why: Why = None) -> WriteOutcome:
         return _status_write(info, lambda k: planning.plan_retract(k, id, why))
 
     @strawberry.mutation(description="Undo an update: the previous version returns (a hint while a flag is pending).")
     @user_errors
-    def rollback_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+    def rollback_item(self, info: strawberry.Info[Any, Any], id: ItemId, why: Why = None) -> WriteOutcome:
         return _status_write(info, lambda k: planning.plan_rollback(k, id, why))
 
     @strawberry.mutation(description="The producer no longer stands behind the item: it expires.")
     @user_errors
-    def retire_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+    def retire_item(self, info: strawberry.Info[Any, Any], id: ItemId, why: Why = None) -> WriteOutcome:
         return _status_write(info, lambda k: planning.plan_retire(k, id, why))
 
     @strawberry.mutation(description="Ask for one item's re-confirmation (a flag on it alone).")
     @user_errors
-    def reconfirm_item(self, info: strawberry.Info[Any, Any], id: str, why: str | None = None) -> WriteOutcome:
+    def reconfirm_item(self, info: strawberry.Info[Any, Any], id: ItemId, why: Why = None) -> WriteOutcome:
         done = _write(info, lambda k: planning.plan_reconfirm(k, id, why))
         return WriteOutcome(seq=done.entry.seq, changes=[], id=done.result)
 
     @strawberry.mutation(description="A drift / open-set flag over a scope pattern, item ids or a key.")
     @user_errors
-    def raise_flag(self, info: strawberry.Info[Any, Any], why: str, scope: JSON | None = None,
-                   ids: list[str] | None = None, key: str | None = None) -> WriteOutcome:
+    def raise_flag(self, info: strawberry.Info[Any, Any],
+                   why: Annotated[str, strawberry.argument(description="Why the items may no longer hold "
+                                                                      "(drift, an open set, …).")],
+                   scope: Annotated[JSON | None, strawberry.argument(
+                       description="Cover the items whose scope falls under this pattern ({} for every item).")
+                   ] = None,
+                   ids: Annotated[list[str] | None, strawberry.argument(description="Cover these items.")] = None,
+                   key: Annotated[str | None, strawberry.argument(
+                       description="Cover the items on this key ([scope, s, r] as canonical JSON).")] = None,
+                   ) -> WriteOutcome:
         done = _write(info, lambda k: planning.plan_flag(k, why=why, scope=scope, ids=ids, key=key))
         return WriteOutcome(seq=done.entry.seq, changes=[], id=done.result)
 
     @strawberry.mutation(description="End a pending flag: its items are facts again if nothing else holds them.")
     @user_errors
-    def end_flag(self, info: strawberry.Info[Any, Any], flag: str) -> WriteOutcome:
+    def end_flag(self, info: strawberry.Info[Any, Any],
+                 flag: Annotated[str, strawberry.argument(description="The pending flag's id (flag-<seq>).")]
+                 ) -> WriteOutcome:
         return _status_write(info, lambda k: planning.plan_end_flag(k, flag))
 
     @strawberry.mutation(description="A person's answer to the open dispute on a key: this value wins.")
     @user_errors
-    def resolve_dispute(self, info: strawberry.Info[Any, Any], key: str, value: JSON,
-                        why: str | None = None) -> WriteOutcome:
+    def resolve_dispute(self, info: strawberry.Info[Any, Any],
+                        key: Annotated[str, strawberry.argument(description="The key in dispute (a Dispute's key).")],
+                        value: Annotated[JSON, strawberry.argument(
+                            description="The value that wins: one of those in dispute, as plain JSON (\"blue\", "
+                                        "5).")],
+                        why: Why = None) -> WriteOutcome:
         return _status_write(info, lambda k: planning.plan_resolve(k, key, value, why))
 
     @strawberry.mutation(description="Advance the store clock by k units (reconfirm_after counts it).")
     @user_errors
-    def tick(self, info: strawberry.Info[Any, Any], k: int) -> WriteOutcome:
+    def tick(self, info: strawberry.Info[Any, Any],
+             k: Annotated[int, strawberry.argument(description="How many clock units to advance (not negative).")]
+             ) -> WriteOutcome:
         return _status_write(info, lambda s: planning.plan_tick(s, k))
 
     @strawberry.mutation(description="Decisions used these items (wrong: and were found wrong).")
     @user_errors
-    def mark_used(self, info: strawberry.Info[Any, Any], ids: list[str], wrong: bool = False) -> WriteOutcome:
+    def mark_used(self, info: strawberry.Info[Any, Any],
+                  ids: Annotated[list[str], strawberry.argument(description="The items a decision used.")],
+                  wrong: Annotated[bool, strawberry.argument(
+                      description="True: the decision was found wrong (counted in wrongUses too).")] = False,
+                  ) -> WriteOutcome:
         done = _write(info, lambda k: planning.plan_used(k, ids, wrong))
         return WriteOutcome(seq=done.entry.seq, changes=[])
 
     @strawberry.mutation(description="Record the snapshot a decision is given (facts, hints, fingerprint, query).")
     @user_errors
-    def take_snapshot(self, info: strawberry.Info[Any, Any], about: list[str] | None = None,
-                      relation: str | None = None, scope: JSON | None = None,
-                      kinds: list[ItemKind] | None = None) -> JSON:
+    def take_snapshot(self, info: strawberry.Info[Any, Any], about: About = None, relation: Relation = None,
+                      scope: Scope = None, kinds: Kinds = None) -> JSON:
         names = plain_list(kinds)
         done = _write(info, lambda k: planning.plan_snapshot(k, about, relation, scope, names))
         return {**done.result, "seq": done.entry.seq}

@@ -30,7 +30,7 @@ class Checkpoint:
 @strawberry.type(description="An RFC 9162 inclusion proof of one entry in the tree of the first `treeSize` entries.")
 class InclusionProof:
     seq: int = strawberry.field(description="The entry's journal position (its leaf index is seq - 1).")
-    tree_size: int
+    tree_size: int = strawberry.field(description="The number of entries of the tree it proves inclusion in.")
     leaf_hash: str = strawberry.field(description="SHA-256(0x00 || RFC 8785 bytes of the entry), base64.")
     hashes: list[str] = strawberry.field(description="The audit path, leaf to root, base64.")
     root: str = strawberry.field(description="The root hash at treeSize, base64.")
@@ -39,11 +39,11 @@ class InclusionProof:
 @strawberry.type(description="An RFC 9162 consistency proof: the tree of `fromSize` entries is a prefix of "
                              "the tree of `toSize` entries.")
 class ConsistencyProof:
-    from_size: int
-    to_size: int
+    from_size: int = strawberry.field(description="The smaller tree's number of entries.")
+    to_size: int = strawberry.field(description="The larger tree's number of entries.")
     hashes: list[str] = strawberry.field(description="The proof's hashes, base64.")
-    from_root: str
-    to_root: str
+    from_root: str = strawberry.field(description="The root hash at fromSize, base64.")
+    to_root: str = strawberry.field(description="The root hash at toSize, base64.")
 
 
 @strawberry.type
@@ -59,7 +59,11 @@ class LogQuery:
     @strawberry.field(description="Prove that the entry at `seq` is in the tree of the first `size` entries "
                                   "(default: the whole journal).")
     @user_errors
-    def inclusion_proof(self, info: strawberry.Info[Any, Any], seq: int, size: int | None = None) -> InclusionProof:
+    def inclusion_proof(self, info: strawberry.Info[Any, Any],
+                        seq: Annotated[int, strawberry.argument(description="The entry's journal position, from 1.")],
+                        size: Annotated[int | None, strawberry.argument(
+                            description="The tree's number of entries, seq to the journal's length; null: the "
+                                        "whole journal.")] = None) -> InclusionProof:
         journal = service_of(info).journal
         journal.catch_up()
         proof = proofs.inclusion(journal.graph, seq, journal.seq if size is None else size, journal.seq)
@@ -70,8 +74,11 @@ class LogQuery:
                                   "entries (default: the whole journal).")
     @user_errors
     def consistency_proof(self, info: strawberry.Info[Any, Any],
-                          first: Annotated[int, strawberry.argument(name="from")],
-                          to: int | None = None) -> ConsistencyProof:
+                          first: Annotated[int, strawberry.argument(
+                              name="from", description="The smaller tree's number of entries (a checkpoint's size).")],
+                          to: Annotated[int | None, strawberry.argument(
+                              description="The larger tree's number of entries; null: the whole journal.")] = None,
+                          ) -> ConsistencyProof:
         journal = service_of(info).journal
         journal.catch_up()
         proof = proofs.consistency(journal.graph, first, journal.seq if to is None else to, journal.seq)

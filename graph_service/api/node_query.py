@@ -11,6 +11,8 @@ The ids the service mints are disjoint by shape, so no second table is needed:
 | `obs-<seq>-<slot>`        | Observation   |
 | `asr-<seq>-<index>`       | Assertion (of the message `obs-<seq>-0`) |
 | `<target>#q<n>`           | Question      |
+| `flag-<seq>`              | Flag          |
+| `d-<hash>-<seq>`          | Dispute       |
 | anything else             | Unknown (declared ids are the client's choice, so they are the fallback; an
                               unknown whose id has one of the shapes above is also found when the kind
                               the shape names has no such node) |
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -28,7 +30,7 @@ from graph_service.api.belief_types import Belief, Evidence, belief_props
 from graph_service.api.context import caught_up
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import JournalEntry
-from graph_service.api.knowledge_types import item_node
+from graph_service.api.knowledge_types import find_dispute, find_flag, item_node
 from graph_service.api.node import Node
 from graph_service.api.question_types import Question, Unknown
 from graph_service.api.statement_types import Observation, assertions_of, observation_props
@@ -42,6 +44,8 @@ EVIDENCE = re.compile(r"e[0-9]+\.[0-9]+")
 OBSERVATION = re.compile(r"obs-[0-9]+-[0-9]+")
 ASSERTION = re.compile(r"asr-(?P<seq>[0-9]+)-[0-9]+")
 QUESTION = re.compile(r".+#q[0-9]+")
+FLAG = re.compile(r"flag-[1-9][0-9]*")
+DISPUTE = re.compile(r"d-[0-9a-f]{12}-[0-9]+")
 
 
 def _entry(service: Service, node_id: str) -> Node | None:
@@ -100,6 +104,8 @@ SHAPES: list[tuple[Callable[[str], Any], Callable[[Service, str], Node | None]]]
     (OBSERVATION.fullmatch, _observation),
     (ASSERTION.fullmatch, _assertion),
     (QUESTION.fullmatch, _question),
+    (FLAG.fullmatch, find_flag),
+    (DISPUTE.fullmatch, find_dispute),
 ]
 
 
@@ -117,10 +123,12 @@ def find_node(service: Service, node_id: str) -> Node | None:
 @strawberry.type
 class NodeQuery:
     @strawberry.field(description="Any node by its id: a journal entry, item, belief, evidence row, observation, "
-                                  "assertion, question or unknown (its id's shape tells the kind). Missing: null, "
-                                  "with a NOT_FOUND error naming it.")
+                                  "assertion, question, flag, dispute or unknown (its id's shape tells the kind). "
+                                  "Missing: null, with a NOT_FOUND error naming it.")
     @user_errors
-    def node(self, info: strawberry.Info[Any, Any], id: strawberry.ID) -> Node | None:
+    def node(self, info: strawberry.Info[Any, Any],
+             id: Annotated[strawberry.ID, strawberry.argument(description="The node's id, as its `id` field gives "
+                                                                          "it.")]) -> Node | None:
         found = find_node(caught_up(info), str(id))
         if found is None:
             raise NotFound(f"id: no node {str(id)!r}", field="id")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -15,9 +15,9 @@ from graph_service.prov import prov_document, serialize
 
 @strawberry.enum(description="A W3C PROV serialisation.")
 class ProvFormat(Enum):
-    PROV_JSON = "prov-json"
-    PROV_N = "prov-n"
-    PROV_O = "prov-o"
+    PROV_JSON = strawberry.enum_value("prov-json", description="PROV-JSON (W3C member submission).")
+    PROV_N = strawberry.enum_value("prov-n", description="PROV-N, the W3C notation.")
+    PROV_O = strawberry.enum_value("prov-o", description="PROV-O, the W3C ontology, as Turtle.")
 
 
 @strawberry.type
@@ -27,8 +27,12 @@ class ProvQuery:
                                   "journal entries that wrote or read those, and who stands behind them. "
                                   "PROV_O is Turtle. Reads the whole journal (runs beside other requests, one at "
                                   "a time).")
-    async def prov_document(self, info: strawberry.Info[Any, Any], id: str,
-                            format: ProvFormat = ProvFormat.PROV_JSON) -> str:
+    async def prov_document(self, info: strawberry.Info[Any, Any],
+                            id: Annotated[str, strawberry.argument(
+                                description="The node's id: an item, observation, assertion, belief or evidence "
+                                            "row.")],
+                            format: Annotated[ProvFormat, strawberry.argument(
+                                description="The serialisation to return.")] = ProvFormat.PROV_JSON) -> str:
         def work() -> str:
             if not id.strip():
                 raise UserError("id must be a non-empty string", field="id")

@@ -4,11 +4,12 @@ effect on the knowledge store is written in the answer's own journal entry."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
 
+from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
@@ -25,7 +26,7 @@ from graph_service.questions.text import formulate
 
 @strawberry.type(description="Why a target ranks where it does: what rests on it, then its age, then its id.")
 class ScoreBreakdown:
-    target: str
+    target: str = strawberry.field(description="The target's id: a dispute (d-…), an item (k-…) or an unknown.")
     target_kind: str = strawberry.field(description="dispute, stale_item or unknown.")
     dependents: int = strawberry.field(description="Items resting on it, transitively.")
     snapshots: int = strawberry.field(description="Recorded snapshots that read its items.")
@@ -41,17 +42,19 @@ class ScoreBreakdown:
 
 @strawberry.type(description="An unresolved question a client declared inside a situation.")
 class Unknown(Node):
-    id: strawberry.ID
-    situation: str
+    id: strawberry.ID = strawberry.field(description="As declared, or derived from situation, factor and text "
+                                                     "(unknown-<hash>).")
+    situation: str = strawberry.field(description="The situation it arises in.")
     factor: str = strawberry.field(description="What is not known.")
-    text: str
+    text: str = strawberry.field(description="The question, as a person would be asked it.")
     parent: str | None = strawberry.field(description="The decision or unknown it is a factor of.")
     affects: list[str] = strawberry.field(description="Item ids it bears on.")
     decisions: list[str] = strawberry.field(description="Decision snapshot ids it bears on.")
-    declared_at: int
-    answered: bool
-    answer: str | None
-    answered_at: int | None
+    declared_at: int = strawberry.field(description="The journal position it was declared at.")
+    answered: bool = strawberry.field(description="True once a question about it was answered.")
+    answer: str | None = strawberry.field(description="The answer, as given; null until answered.")
+    answered_at: int | None = strawberry.field(description="The journal position of the answer; null until "
+                                                           "answered.")
 
     @classmethod
     def of(cls, u: UnknownRecord) -> Unknown:
@@ -62,21 +65,23 @@ class Unknown(Node):
 
 @strawberry.type(description="A question put to a person about one target, and its answer once given.")
 class Question(Node):
-    id: strawberry.ID
-    target: str
-    target_kind: str
-    subject: str
-    parent: str | None
-    text: str
+    id: strawberry.ID = strawberry.field(description="<target>#q<n>: the n-th question asked about its target.")
+    target: str = strawberry.field(description="The id of what it asks about: a dispute, a stale item or an unknown.")
+    target_kind: str = strawberry.field(description="What the target is: dispute, stale_item or unknown.")
+    subject: str = strawberry.field(description="What it is about: an unknown's factor, a dispute's key, a stale "
+                                                "item's key or label.")
+    parent: str | None = strawberry.field(description="The decision or situation its target sits in; null if none.")
+    text: str = strawberry.field(description="The question as put to the person, formed from the target.")
     path: str = strawberry.field(description="preferred (the caller's target) or fallback (ranked).")
-    preferred: str | None
+    preferred: str | None = strawberry.field(description="The target the caller preferred; null if none was named.")
     rejected: str | None = strawberry.field(description="Why the preference was not honoured, if one was named.")
-    asked_at: int
-    asked_by: str
-    answered: bool
-    answer: str | None
-    answered_at: int | None
-    answered_by: str | None
+    asked_at: int = strawberry.field(description="The journal position it was asked at.")
+    asked_by: str = strawberry.field(description="The principal who asked it (nextQuestion).")
+    answered: bool = strawberry.field(description="True once answered.")
+    answer: str | None = strawberry.field(description="The answer as recorded; null until answered.")
+    answered_at: int | None = strawberry.field(description="The journal position of the answer; null until "
+                                                           "answered.")
+    answered_by: str | None = strawberry.field(description="The principal who answered; null until answered.")
 
     @classmethod
     def of(cls, q: QuestionRecord) -> Question:
@@ -88,26 +93,29 @@ class Question(Node):
 
 @strawberry.type(description="An open target with the question it would be asked and its score.")
 class OpenQuestion:
-    target: str
-    target_kind: str
-    subject: str
-    parent: str | None
-    text: str
-    score: ScoreBreakdown
+    target: str = strawberry.field(description="The open target's id: a dispute, a stale item or an unknown.")
+    target_kind: str = strawberry.field(description="What the target is: dispute, stale_item or unknown.")
+    subject: str = strawberry.field(description="What it is about: an unknown's factor, a dispute's key, a stale "
+                                                "item's key or label.")
+    parent: str | None = strawberry.field(description="The decision or situation it sits in; null if none.")
+    text: str = strawberry.field(description="The question it would be asked.")
+    score: ScoreBreakdown = strawberry.field(description="Why it ranks where it does.")
     asked: str | None = strawberry.field(description="The question about it that awaits an answer, if any.")
 
 
 @strawberry.type(description="The next question and how it was chosen (nothing open: id, target and text are null).")
 class NextQuestion:
     id: str | None = strawberry.field(description="The question's id.")
-    target: str | None
-    target_kind: str | None
-    text: str | None
+    target: str | None = strawberry.field(description="The chosen target's id; null when nothing is open.")
+    target_kind: str | None = strawberry.field(description="dispute, stale_item or unknown; null when nothing is "
+                                                           "open.")
+    text: str | None = strawberry.field(description="The question to put to the person; null when nothing is open.")
     path: str = strawberry.field(description="preferred: the caller's target was honoured; fallback: ranked.")
-    preferred: str | None
+    preferred: str | None = strawberry.field(description="The target the caller preferred; null if none was named.")
     rejected: str | None = strawberry.field(
         description="Why a named preference was not honoured: missing, resolved or not_question_bearing.")
-    score: ScoreBreakdown | None
+    score: ScoreBreakdown | None = strawberry.field(description="The chosen target's score; null when nothing is "
+                                                                "open.")
     ranking: list[ScoreBreakdown] = strawberry.field(description="Every open target in fallback order.")
     asked: bool = strawberry.field(description="True when this request journalled the asking; false when the "
                                                "question was already open (or nothing is).")
@@ -118,14 +126,15 @@ class NextQuestion:
 
 @strawberry.type(description="What answering changed: the question, the effect, and item status changes.")
 class AnswerOutcome:
-    question: str
-    target: str
-    target_kind: str
-    answer: str
-    seq: int
+    question: str = strawberry.field(description="The id of the question answered.")
+    target: str = strawberry.field(description="The id of its target.")
+    target_kind: str = strawberry.field(description="What the target is: dispute, stale_item or unknown.")
+    answer: str = strawberry.field(description="The answer as recorded.")
+    seq: int = strawberry.field(description="The journal position of the answer (its knowledge effect is written "
+                                            "in the same entry).")
     effect: JSON = strawberry.field(description="What the answer meant for the target (resolve, confirm, retire, "
                                                 "add a person-sourced fact).")
-    changes: list[StatusChange]
+    changes: list[StatusChange] = strawberry.field(description="Every item whose status the answer changed.")
     added: list[str] = strawberry.field(description="Items the answer added (a person-sourced fact).")
 
 
@@ -162,6 +171,10 @@ def _next(selection: Selection, record: QuestionRecord | None, asked: bool, decl
         asked_at=record.asked_at if record else None, declared=declared, seq=seq)
 
 
+Answered = Annotated[bool | None, strawberry.argument(description="true: only answered; false: only open; null: "
+                                                                "all.")]
+
+
 @strawberry.type
 class QuestionQuery:
     @strawberry.field(description="Every open target ranked as the fallback would rank it, with its question "
@@ -182,8 +195,8 @@ class QuestionQuery:
     @strawberry.field(description="Questions in the order asked, a page at a time (first ≤ 500); answered: "
                                   "only answered (true) or open (false).")
     @user_errors
-    def questions(self, info: strawberry.Info[Any, Any], answered: bool | None = None, first: int | None = None,
-                  after: str | None = None) -> Connection[Question]:
+    def questions(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
+                  after: After = None) -> Connection[Question]:
         service = caught_up(info)
         every = service.state.questions.questions()
         return paged("question", numbered([Question.of(q) for q in every],
@@ -192,8 +205,8 @@ class QuestionQuery:
     @strawberry.field(description="Declared unknowns in the order declared, a page at a time (first ≤ 500); "
                                   "answered filters them.")
     @user_errors
-    def unknowns(self, info: strawberry.Info[Any, Any], answered: bool | None = None, first: int | None = None,
-                 after: str | None = None) -> Connection[Unknown]:
+    def unknowns(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
+                 after: After = None) -> Connection[Unknown]:
         service = caught_up(info)
         every = service.state.questions.unknowns()
         return paged("unknown", numbered([Unknown.of(u) for u in every],
@@ -205,10 +218,20 @@ class QuestionMutation:
     @strawberry.mutation(description="Declare an unresolved question inside a situation, linked to the items "
                                      "(affects) and decision snapshots (decisions) it bears on.")
     @user_errors
-    def declare_unknown(self, info: strawberry.Info[Any, Any], situation: str, text: str,
-                        factor: str | None = None, affects: list[str] | None = None,
-                        decisions: list[str] | None = None, parent: str | None = None,
-                        id: str | None = None) -> Unknown:
+    def declare_unknown(self, info: strawberry.Info[Any, Any],
+                        situation: Annotated[str, strawberry.argument(description="The situation it arises in.")],
+                        text: Annotated[str, strawberry.argument(
+                            description="The question, as a person would be asked it.")],
+                        factor: Annotated[str | None, strawberry.argument(description="What is not known.")] = None,
+                        affects: Annotated[list[str] | None, strawberry.argument(
+                            description="Item ids it bears on (each must exist).")] = None,
+                        decisions: Annotated[list[str] | None, strawberry.argument(
+                            description="Decision snapshot ids it bears on (each must exist).")] = None,
+                        parent: Annotated[str | None, strawberry.argument(
+                            description="The decision or unknown it is a factor of.")] = None,
+                        id: Annotated[str | None, strawberry.argument(
+                            description="Its id; default: derived from situation, factor and text.")] = None,
+                        ) -> Unknown:
         service = service_of(info)
         declaration = _declaration(UnknownInput(situation=situation, text=text, factor=factor, affects=affects,
                                                 decisions=decisions, parent=parent, id=id))
@@ -223,8 +246,13 @@ class QuestionMutation:
                                      "then by id. A question already open about the chosen target is returned "
                                      "without a new entry.")
     @user_errors
-    def next_question(self, info: strawberry.Info[Any, Any], preferred: str | None = None,
-                      declare: UnknownInput | None = None) -> NextQuestion:
+    def next_question(self, info: strawberry.Info[Any, Any],
+                      preferred: Annotated[str | None, strawberry.argument(
+                          description="The target the caller would ask about (a dispute, item or unknown id); "
+                                      "honoured when valid.")] = None,
+                      declare: Annotated[UnknownInput | None, strawberry.argument(
+                          description="An unknown to declare first, in the same write (it may be the preferred "
+                                      "target).")] = None) -> NextQuestion:
         service = service_of(info)
         declaration = _declaration(declare) if declare is not None else None
         chosen: list[plans.NextQuestion] = []
@@ -249,8 +277,16 @@ class QuestionMutation:
                                      "(confirmed; with false, optionally its value now), or an unknown's answer "
                                      "(value; fact may name its s and r), recorded as a person-sourced fact.")
     @user_errors
-    def answer_question(self, info: strawberry.Info[Any, Any], question: str, value: JSON | None = None,
-                        confirmed: bool | None = None, fact: JSON | None = None) -> AnswerOutcome:
+    def answer_question(self, info: strawberry.Info[Any, Any],
+                        question: Annotated[str, strawberry.argument(description="The open question's id.")],
+                        value: Annotated[JSON | None, strawberry.argument(
+                            description="A dispute's right value, an unknown's answer, or a stale item's value now "
+                                        "(with confirmed false).")] = None,
+                        confirmed: Annotated[bool | None, strawberry.argument(
+                            description="For a stale item: whether it still holds.")] = None,
+                        fact: Annotated[JSON | None, strawberry.argument(
+                            description="For an unknown: the s and r of the fact recorded (default: its factor, "
+                                        "\"is\").")] = None) -> AnswerOutcome:
         service = service_of(info)
         done = journal_write(info, lambda: plans.plan_answer(
             service.state, question, by=author_of(info), value=value, confirmed=confirmed, fact=fact))

@@ -4,7 +4,7 @@ them back from the graph."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -18,22 +18,28 @@ from graph_service.statements import OP_SAY, message_observation_id
 
 @strawberry.type(description="Something that arrived: a stream row (kind, subject, weight) or a message (text).")
 class Observation(Node):
-    id: strawberry.ID
-    kind: str
-    tick: int
+    id: strawberry.ID = strawberry.field(description="obs-<seq>-<slot>: the slot-th row the entry at seq wrote "
+                                                     "(a message is slot 0).")
+    kind: str = strawberry.field(description="message for a statement; otherwise the stream row's kind (seen, "
+                                             "given, taken, …).")
+    tick: int = strawberry.field(description="The observer's tick it happened at.")
     entry: int = strawberry.field(description="The journal position that wrote it.")
-    observer: str | None
-    subject: str | None
-    magnitude: int | None
-    weight: int | None
-    first: bool | None
-    text: str | None
-    speaker: str | None
-    to: str | None
-    claims: int | None
-    conversational: bool | None
+    observer: str | None = strawberry.field(description="The observer whose stream it is; null for a message.")
+    subject: str | None = strawberry.field(description="What the row is about; null for a message.")
+    magnitude: int | None = strawberry.field(description="How much (the kind's magnitude rule); null for a message.")
+    weight: int | None = strawberry.field(description="Its importance, 1 to 10; null for a message.")
+    first: bool | None = strawberry.field(description="The observer's first row of this kind about this subject; "
+                                                      "null for a message.")
+    text: str | None = strawberry.field(description="What was said; null for a stream row.")
+    speaker: str | None = strawberry.field(description="Who said it (NFKC, case-folded); null for a stream row.")
+    to: str | None = strawberry.field(description="The observer who heard it; null when not given or for a row.")
+    claims: int | None = strawberry.field(description="How many assertions it was read as; null for a stream row.")
+    conversational: bool | None = strawberry.field(description="A conversational turn (a hypothetical, question, "
+                                                               "imperative or request, or nothing factual), which "
+                                                               "never seeds a causal hypothesis; null for a row.")
     inaccurate: bool = strawberry.field(description="An operator marked it inaccurate.")
-    inaccurate_reason: str | None
+    inaccurate_reason: str | None = strawberry.field(description="Why it was marked inaccurate; null unless it "
+                                                                 "was.")
 
     @classmethod
     def of(cls, p: dict[str, Any]) -> Observation:
@@ -46,24 +52,31 @@ class Observation(Node):
 
 @strawberry.type(description="The interpretation of one claim in a message; append-only.")
 class Assertion(Node):
-    id: strawberry.ID
-    index: int
-    claim: str
-    proposition: str
+    id: strawberry.ID = strawberry.field(description="asr-<seq>-<index>: the index-th claim of the message the "
+                                                     "entry at seq recorded.")
+    index: int = strawberry.field(description="Its place among the message's claims, from 0.")
+    claim: str = strawberry.field(description="The claim's words, as said (or as the caller added them).")
+    proposition: str = strawberry.field(description="What it claims, without frames such as \"I think\" or "
+                                                    "\"Ann said\".")
     core: str = strawberry.field(description="The proposition without its negation words.")
     actor: str = strawberry.field(description="Who stands behind the claim (the reported person for reported speech).")
-    speaker: str
+    speaker: str = strawberry.field(description="Who said the message.")
     stance: str = strawberry.field(description="for, against, or none for a claim that asserts nothing.")
-    certainty: float
-    modality: str
-    negated: bool
-    reported: bool
-    quoted: bool
-    hypothetical: bool
+    certainty: float = strawberry.field(description="How firmly it was put, 0 to 1 (1 \"definitely\", 0.9 plain, "
+                                                    "0.6 \"I think\", 0.4 \"maybe\").")
+    modality: str = strawberry.field(description="How it was put: assert, hedge, doubt, deny, hypothetical, "
+                                                 "question, imperative, request or unknown.")
+    negated: bool = strawberry.field(description="The proposition is negated.")
+    reported: bool = strawberry.field(description="Reported speech (\"Ann said that …\"): second-hand, "
+                                                  "attributed to the person reported.")
+    quoted: bool = strawberry.field(description="Quoted speech: second-hand, attributed to the person quoted.")
+    hypothetical: bool = strawberry.field(description="A hypothetical: it yields no evidence.")
     sarcasm: bool = strawberry.field(description="Possibly sarcastic: recorded, not guessed at.")
-    interpretation_confidence: float
-    notes: list[str]
-    factual: bool
+    interpretation_confidence: float = strawberry.field(description="How sure the interpreter is of its reading, "
+                                                                    "0 to 1; below 0.5 it yields no evidence.")
+    notes: list[str] = strawberry.field(description="What the interpreter noticed, in words.")
+    factual: bool = strawberry.field(description="It asserts something (not a question, request, hypothetical …) "
+                                                 "and so yields an evidence row.")
     source: str = strawberry.field(description="message, or extra for a claim the caller added.")
     direction: str | None = strawberry.field(description="The evidence direction, for a factual claim.")
     weight: float | None = strawberry.field(description="The evidence weight, for a factual claim.")
@@ -83,10 +96,10 @@ class Assertion(Node):
 
 @strawberry.type(description="What one statement became: its journal entry, observation and assertions.")
 class SayResult:
-    seq: int
-    by: str
-    observation: Observation
-    assertions: list[Assertion]
+    seq: int = strawberry.field(description="The journal position of the statement's entry.")
+    by: str = strawberry.field(description="The principal who wrote it.")
+    observation: Observation = strawberry.field(description="The observation that the message arrived.")
+    assertions: list[Assertion] = strawberry.field(description="One per claim, in order.")
 
 
 def observation_props(service: Service, observation_id: str, field: str = "id") -> dict[str, Any]:
@@ -105,7 +118,9 @@ def assertions_of(service: Service, observation_id: str) -> list[Assertion]:
 class StatementQuery:
     @strawberry.field(description="The assertions interpreting one observation (a message), in claim order.")
     @user_errors
-    def assertions(self, info: strawberry.Info[Any, Any], observation: str) -> list[Assertion]:
+    def assertions(self, info: strawberry.Info[Any, Any],
+                   observation: Annotated[str, strawberry.argument(
+                       description="The message observation's id (obs-<seq>-0).")]) -> list[Assertion]:
         service = caught_up(info)
         observation_props(service, observation, "observation")
         return assertions_of(service, observation)
@@ -113,7 +128,9 @@ class StatementQuery:
     @strawberry.field(description="One observation as the graph holds it."
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def observation(self, info: strawberry.Info[Any, Any], id: str) -> Observation | None:
+    def observation(self, info: strawberry.Info[Any, Any],
+                    id: Annotated[str, strawberry.argument(description="Its id (obs-<seq>-<slot>).")]
+                    ) -> Observation | None:
         service = caught_up(info)
         return Observation.of(observation_props(service, id))
 
@@ -124,8 +141,17 @@ class StatementMutation:
                                      "claim and, for factual claims, evidence attributed to whoever stands behind "
                                      "it. A model may add claims (extraClaims), never their stance or confidence.")
     @user_errors
-    def say(self, info: strawberry.Info[Any, Any], text: str, speaker: str, tick: int, to: str | None = None,
-            extra_claims: list[str] | None = None, credibility: float = 1.0) -> SayResult:
+    def say(self, info: strawberry.Info[Any, Any],
+            text: Annotated[str, strawberry.argument(description="What was said (at most 10,000 characters).")],
+            speaker: Annotated[str, strawberry.argument(description="Who said it; spelt as actors are (NFKC, "
+                                                                    "case-folded).")],
+            tick: Annotated[int, strawberry.argument(description="When, on the speaker's clock (not negative).")],
+            to: Annotated[str | None, strawberry.argument(
+                description="The observer who heard it; a wordless one is refused.")] = None,
+            extra_claims: Annotated[list[str] | None, strawberry.argument(
+                description="Claims a model read in the text beyond the interpreter's (at most 50).")] = None,
+            credibility: Annotated[float, strawberry.argument(
+                description="Trust in the speaker, in (0, 1], for the evidence rows it yields.")] = 1.0) -> SayResult:
         service = service_of(info)
         payload = {"text": text, "speaker": speaker, "tick": tick, "to": to, "extra_claims": extra_claims or [],
                    "credibility": credibility}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -13,12 +13,13 @@ from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE
 
 @strawberry.type(description="One stream row as written: (observer, tick, kind, subject, magnitude, weight).")
 class StreamRow:
-    id: str
-    observer: str
-    tick: int
-    kind: str
-    subject: str
-    magnitude: int
+    id: str = strawberry.field(description="obs-<seq>-<slot>: the slot-th row the entry at seq wrote.")
+    observer: str = strawberry.field(description="The observer whose stream it is.")
+    tick: int = strawberry.field(description="The observer's tick it happened at.")
+    kind: str = strawberry.field(description="What happened: a kind of the configured table (seen, given, taken, …).")
+    subject: str = strawberry.field(description="What it is about.")
+    magnitude: int = strawberry.field(description="How much, as the kind's magnitude rule allows (0 when it has "
+                                                  "none).")
     weight: int = strawberry.field(description="1..10, from the configured table unless given.")
     first: bool = strawberry.field(description="The observer's first row of this kind about this subject.")
 
@@ -30,34 +31,36 @@ class StreamRow:
 
 @strawberry.type(description="What one stream write appended: its journal entry and the rows it wrote.")
 class StreamWrite:
-    seq: int
-    by: str
-    observer: str
-    rows: list[StreamRow]
+    seq: int = strawberry.field(description="The journal position of its entry.")
+    by: str = strawberry.field(description="The principal who wrote it.")
+    observer: str = strawberry.field(description="The observer it wrote for, as spelt once checked.")
+    rows: list[StreamRow] = strawberry.field(description="The rows it appended, in order (none for a boundary where "
+                                                         "nothing came into view or moved).")
 
 
 @strawberry.type(description="An actor that keeps a stream; a wordless one takes and makes no statements.")
 class Observer:
-    id: str
-    wordless: bool
+    id: str = strawberry.field(description="The observer, spelt as actors are (NFKC, case-folded).")
+    wordless: bool = strawberry.field(description="True when it takes and makes no statements (say refuses it).")
     seq: int = strawberry.field(description="The journal position that declared it.")
 
 
 @strawberry.type(description="A recalled row with every term of its score: w_r × recency + w_i × importance.")
 class RecallRow:
-    rank: int
-    id: str
-    observer: str
-    tick: int
-    kind: str
-    subject: str
-    magnitude: int
-    weight: int
-    first: bool
+    rank: int = strawberry.field(description="Its place in the answer, from 1.")
+    id: str = strawberry.field(description="obs-<seq>-<slot>: the slot-th row the entry at seq wrote.")
+    observer: str = strawberry.field(description="The observer whose stream it is.")
+    tick: int = strawberry.field(description="The observer's tick it happened at.")
+    kind: str = strawberry.field(description="What happened: a kind of the configured table (seen, given, taken, …).")
+    subject: str = strawberry.field(description="What it is about.")
+    magnitude: int = strawberry.field(description="How much, as the kind's magnitude rule allows (0 when it has "
+                                                  "none).")
+    weight: int = strawberry.field(description="Its importance, 1 to 10.")
+    first: bool = strawberry.field(description="The observer's first row of this kind about this subject.")
     age: int = strawberry.field(description="now − tick.")
     recency: float = strawberry.field(description="0.5^(age / halfLife).")
     importance: float = strawberry.field(description="weight / 10.")
-    score: float
+    score: float = strawberry.field(description="wRecency × recency + wImportance × importance.")
 
 
 @strawberry.input(description="Something that moved between the observer and a subject at a boundary.")
@@ -75,13 +78,24 @@ def _stream_write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, A
                        rows=[StreamRow.of(r) for r in result["rows"]])
 
 
+ObserverName = Annotated[str, strawberry.argument(description="The observer, spelt as actors are (NFKC, case-folded).")]
+Tick = Annotated[int, strawberry.argument(description="The observer's tick it happened at (not negative).")]
+
+
 @strawberry.type
 class StreamQuery:
     @strawberry.field(description="An observer's top k rows at tick `now` by recency and importance; ties by "
                                   "write order. A row after `now` is an error.")
     @user_errors
-    def recall(self, info: strawberry.Info[Any, Any], observer: str, now: int, k: int = 5,
-               half_life: float = 50.0, w_recency: float = 1.0, w_importance: float = 1.0) -> list[RecallRow]:
+    def recall(self, info: strawberry.Info[Any, Any], observer: ObserverName,
+               now: Annotated[int, strawberry.argument(description="The tick to recall at; ages are now − tick.")],
+               k: Annotated[int, strawberry.argument(description="How many rows at most (not negative).")] = 5,
+               half_life: Annotated[float, strawberry.argument(
+                   description="The age, in ticks, at which recency halves.")] = 50.0,
+               w_recency: Annotated[float, strawberry.argument(description="The weight of recency in the score.")
+                                    ] = 1.0,
+               w_importance: Annotated[float, strawberry.argument(
+                   description="The weight of importance in the score.")] = 1.0) -> list[RecallRow]:
         service = caught_up(info)
         ranked = service.state.stream.recall(observer, now, k, half_life, w_recency, w_importance)
         return [RecallRow(**r.as_dict()) for r in ranked]
@@ -91,7 +105,9 @@ class StreamQuery:
 class StreamMutation:
     @strawberry.mutation(description="Declare an observer; a wordless one refuses statements (say).")
     @user_errors
-    def declare_observer(self, info: strawberry.Info[Any, Any], observer: str, wordless: bool = False) -> Observer:
+    def declare_observer(self, info: strawberry.Info[Any, Any], observer: ObserverName,
+                         wordless: Annotated[bool, strawberry.argument(
+                             description="True: it takes and makes no statements.")] = False) -> Observer:
         service = service_of(info)
         payload = {"observer": observer, "wordless": wordless}
         written = journal_write(info, lambda: service.state.stream.plan(OP_DECLARE, payload))
@@ -99,8 +115,13 @@ class StreamMutation:
 
     @strawberry.mutation(description="Append one row; its weight comes from the table unless given (1..10).")
     @user_errors
-    def observe(self, info: strawberry.Info[Any, Any], observer: str, tick: int, kind: str, subject: str,
-                magnitude: int = 0, weight: int | None = None) -> StreamWrite:
+    def observe(self, info: strawberry.Info[Any, Any], observer: ObserverName, tick: Tick,
+                kind: Annotated[str, strawberry.argument(description="A kind of the configured weight table.")],
+                subject: Annotated[str, strawberry.argument(description="What it is about.")],
+                magnitude: Annotated[int, strawberry.argument(
+                    description="How much, as the kind's magnitude rule allows.")] = 0,
+                weight: Annotated[int | None, strawberry.argument(
+                    description="Its importance, 1 to 10; null: from the table.")] = None) -> StreamWrite:
         payload = {"observer": observer, "tick": tick, "kind": kind, "subject": subject, "magnitude": magnitude,
                    "weight": weight}
         return _stream_write(info, OP_OBSERVE, payload)
@@ -108,8 +129,12 @@ class StreamMutation:
     @strawberry.mutation(description="One boundary: a `seen` row for each subject coming into view (not for what "
                                      "stays in view), then the transfers.")
     @user_errors
-    def presence(self, info: strawberry.Info[Any, Any], observer: str, tick: int, in_view: list[str],
-                 transfers: list[TransferInput] | None = None) -> StreamWrite:
+    def presence(self, info: strawberry.Info[Any, Any], observer: ObserverName, tick: Tick,
+                 in_view: Annotated[list[str], strawberry.argument(
+                     description="Every subject in view now; a seen row is written for each that was not before.")],
+                 transfers: Annotated[list[TransferInput] | None, strawberry.argument(
+                     description="What moved between the observer and a subject at this boundary.")] = None,
+                 ) -> StreamWrite:
         payload = {"observer": observer, "tick": tick, "in_view": in_view,
                    "transfers": [{"kind": t.kind, "subject": t.subject, "magnitude": t.magnitude}
                                  for t in transfers or []]}

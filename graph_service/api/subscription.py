@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -36,7 +36,9 @@ class JournalSubscription:
     @strawberry.subscription(description="Journal entries with seq > after, in order, then each new one as it "
                                          "is written. Resume by passing the last seq received.")
     async def journal_entries(self, info: strawberry.Info[Any, Any],
-                              after: int = 0) -> AsyncGenerator[JournalEntry, None]:
+                              after: Annotated[int, strawberry.argument(
+                                  description="Send the entries after this journal position (0: from the first).")
+                              ] = 0) -> AsyncGenerator[JournalEntry, None]:
         if after < 0:
             raise as_graphql_error(UserError(f"after must be 0 or more, got {after}", field="after"))
         journal = service_of(info).journal

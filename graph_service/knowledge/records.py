@@ -20,6 +20,10 @@ class Asserted:
     retracted_at: int | None = None
 
 
+# What a flag was raised over: a scope pattern, item ids, a key, or one item's re-confirmation.
+FLAG_KINDS: tuple[str, ...] = ("scope", "ids", "key", "reconfirm")
+
+
 @dataclass
 class FlagRecord:
     """A staleness flag: what it covers, why, and whether it is still pending."""

@@ -21,7 +21,14 @@ from graph_service.knowledge.gates import DEFAULT_GATES, Gate
 from graph_service.knowledge.impact import Impact, impact
 from graph_service.knowledge.incremental import Order, propagate, reference_evaluation, unit_of
 from graph_service.knowledge.items import content_id, key_of, value_of
-from graph_service.knowledge.records import Asserted, FlagRecord, ItemRecord, dispute_id, dispute_props
+from graph_service.knowledge.records import (
+    FLAG_KINDS,
+    Asserted,
+    FlagRecord,
+    ItemRecord,
+    dispute_id,
+    dispute_props,
+)
 from graph_service.knowledge.rules import DisputeEvent, LiveAssertion, Resolution, stale_reasons
 from graph_service.knowledge.snapshot import take_snapshot
 from graph_service.knowledge.walks import component
@@ -344,6 +351,7 @@ class KnowledgeState:
         return Applied(projection, self._recompute([rec.id], projection))
 
     def _raise(self, entry: Entry, kind: str, covers: set[str], **where: Any) -> Applied:
+        assert kind in FLAG_KINDS, kind
         projection = Projection()
         flag = FlagRecord(
             f"flag-{entry.seq}", entry.seq, kind, entry.payload.get("why") or kind, covers, **where

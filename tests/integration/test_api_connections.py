@@ -17,6 +17,8 @@ LISTS = {
     "journal": "query($a: String) { journal(first: 2, after: $a) { %s } }",
     "questions": "query($a: String) { questions(first: 2, after: $a) { %s } }",
     "unknowns": "query($a: String) { unknowns(first: 2, after: $a) { %s } }",
+    "flags": "query($a: String) { flags(first: 2, after: $a) { %s } }",
+    "disputes": "query($a: String) { disputes(first: 2, after: $a) { %s } }",
 }
 
 
@@ -27,13 +29,20 @@ def data(client: TestClient, query: str, variables: dict[str, Any] | None = None
 
 
 def fill(client: TestClient) -> None:
-    """Five of each: items, beliefs, unknowns and the questions asked about them (and their entries)."""
+    """Five of each: items, beliefs, unknowns and the questions asked about them, flags, disputes (and their
+    entries)."""
     for n in range(5):
         data(client, "mutation($o: String!) { addItem(item: {kind: fact, body: {s: \"pump\", r: \"part\", o: $o}, "
                      "source: person}) { id } }", {"o": f"part-{n}"})
         data(client, "mutation($p: String!) { createBelief(proposition: $p) { seq } }", {"p": f"pump {n} wears"})
         data(client, "mutation($t: String!, $u: String!) { nextQuestion(preferred: $u, declare: "
                      "{situation: \"repair\", text: $t, id: $u}) { id } }", {"t": f"Which bolt {n}?", "u": f"bolt-{n}"})
+    for n in range(5):
+        for colour in ("blue", "red"):  # equal ranks on one key: a dispute
+            data(client, "mutation($s: String!, $o: String!) { addItem(item: {kind: fact, body: {s: $s, "
+                         "r: \"colour\", o: $o}, source: person}) { id } }", {"s": f"door-{n}", "o": colour})
+        data(client, "mutation($k: String!) { raiseFlag(why: \"repainted?\", key: $k) { id } }",
+             {"k": f'[{{}},"door-{n}","colour"]'})
 
 
 def walk(client: TestClient, name: str) -> tuple[list[str], set[int]]:
@@ -70,7 +79,7 @@ def test_a_filter_counts_its_matches_and_pages_by_them(client: TestClient) -> No
     assert shown["c"] == {"totalCount": 4, "pageInfo": {"hasNextPage": True}}
 
 
-@pytest.mark.parametrize("name", ["questions", "unknowns"])
+@pytest.mark.parametrize("name", ["questions", "unknowns", "flags", "disputes"])
 def test_a_cursor_of_another_list_is_a_clear_error(client: TestClient, name: str) -> None:
     fill(client)
     other = data(client, "{ journal(first: 1) { pageInfo { endCursor } } }")["journal"]["pageInfo"]["endCursor"]

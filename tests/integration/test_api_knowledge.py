@@ -11,6 +11,7 @@ from tests.integration.graphql_client import gql
 
 ADD = """mutation($i: ItemInput!) { addItem(item: $i) {
   id status admission why seq changes { id before after } } }"""
+DISPUTES = "{ disputes { edges { node { id key items } } } }"
 RETRACT = 'mutation($id: String!) { retractItem(id: $id, why: "wrong") { seq changes { id before after } } }'
 
 
@@ -45,12 +46,12 @@ def test_a_dispute_asks_once_and_a_person_resolves_it(client: TestClient) -> Non
     blue = add(client, "door", "colour", "blue")
     red = add(client, "door", "colour", "red")
     assert red["status"] == "disputed"
-    disputes = gql(client, "{ disputes }")["data"]["disputes"]
+    disputes = [e["node"] for e in gql(client, DISPUTES)["data"]["disputes"]["edges"]]
     assert len(disputes) == 1 and sorted(disputes[0]["items"]) == sorted([blue["id"], red["id"]])
     resolved = gql(client, 'mutation($k: String!) { resolveDispute(key: $k, value: "blue") { changes { id after } } }',
                    {"k": disputes[0]["key"]})["data"]["resolveDispute"]
     assert {c["id"]: c["after"] for c in resolved["changes"]} == {blue["id"]: "active", red["id"]: "refuted"}
-    assert gql(client, "{ disputes }")["data"]["disputes"] == []
+    assert gql(client, DISPUTES)["data"]["disputes"]["edges"] == []
     item = gql(client, 'query($id: String!) { item(id: $id) { status s r o source } }', {"id": red["id"]})
     assert item["data"]["item"] == {"status": "refuted", "s": "door", "r": "colour", "o": "red", "source": "person"}
 
@@ -68,6 +69,57 @@ def test_rollback_under_a_pending_flag_restores_a_hint(client: TestClient) -> No
     snapshot = gql(client, '{ snapshot(about: ["stream"]) }')["data"]["snapshot"]
     assert [f["id"] for f in snapshot["facts"]] == [] and [h["id"] for h in snapshot["hints"]] == [old["id"]]
     assert flag.startswith("flag-")
+
+
+FLAG = """id kind why pending raisedAt endedAt scope key covers coveredItems { id s o }"""
+DISPUTE = """id question key values items openedAt open closedAt resolved disputedItems { id o status }"""
+
+
+def test_flags_and_disputes_are_typed_and_paged(client: TestClient) -> None:
+    blue = add(client, "door", "colour", "blue")
+    red = add(client, "door", "colour", "red")
+    pump = add(client, "pump", "state", "ok")
+    by_ids = gql(client, 'mutation($i: [String!]) { raiseFlag(why: "repainted?", ids: $i) { id seq } }',
+                 {"i": [pump["id"]]})["data"]["raiseFlag"]
+    by_scope = gql(client, 'mutation { raiseFlag(why: "drift", scope: {}) { id seq } }')["data"]["raiseFlag"]
+    ended = gql(client, 'mutation($f: String!) { endFlag(flag: $f) { seq } }', {"f": by_ids["id"]})["data"]
+
+    flags = gql(client, "{ flags(first: 1) { edges { cursor node { " + FLAG + " } } "
+                        "pageInfo { hasNextPage endCursor } totalCount } }")["data"]["flags"]
+    assert flags["totalCount"] == 2 and flags["pageInfo"]["hasNextPage"] is True
+    assert flags["edges"][0]["node"] == {
+        "id": by_ids["id"], "kind": "ids", "why": "repainted?", "pending": False, "raisedAt": by_ids["seq"],
+        "endedAt": ended["endFlag"]["seq"], "scope": None, "key": None, "covers": [pump["id"]],
+        "coveredItems": [{"id": pump["id"], "s": "pump", "o": "ok"}]}
+    rest = gql(client, "query($a: String) { flags(first: 5, after: $a) { edges { node { " + FLAG + " } } "
+                       "pageInfo { hasNextPage hasPreviousPage } totalCount } }",
+               {"a": flags["pageInfo"]["endCursor"]})["data"]["flags"]
+    [scoped] = [e["node"] for e in rest["edges"]]
+    assert rest["pageInfo"] == {"hasNextPage": False, "hasPreviousPage": True} and rest["totalCount"] == 2
+    assert (scoped["id"], scoped["kind"], scoped["pending"], scoped["raisedAt"], scoped["endedAt"],
+            scoped["scope"]) == (by_scope["id"], "scope", True, by_scope["seq"], None, {})
+    assert scoped["covers"] == sorted([blue["id"], red["id"], pump["id"]])
+    pending = gql(client, "{ flags(pending: true) { totalCount edges { node { id } } } }")["data"]["flags"]
+    assert pending == {"totalCount": 1, "edges": [{"node": {"id": by_scope["id"]}}]}
+
+    disputes = gql(client, "{ disputes { edges { node { " + DISPUTE + " } } totalCount } }")["data"]["disputes"]
+    [dispute] = [e["node"] for e in disputes["edges"]]
+    assert disputes["totalCount"] == 1
+    assert dispute["id"].startswith("d-") and dispute["key"] == '[{},"door","colour"]'
+    assert (dispute["values"], dispute["items"], dispute["openedAt"], dispute["open"], dispute["closedAt"],
+            dispute["resolved"]) == (['"blue"', '"red"'], sorted([blue["id"], red["id"]]), red["seq"], True, None,
+                                     None)
+    assert dispute["question"] == "Which is right for door colour: \"blue\" or \"red\"?"
+    assert sorted((i["id"], i["o"], i["status"]) for i in dispute["disputedItems"]) == sorted(
+        [(blue["id"], "blue", "disputed"), (red["id"], "red", "disputed")])
+
+    done = gql(client, 'mutation($k: String!) { resolveDispute(key: $k, value: "blue") { seq } }',
+               {"k": dispute["key"]})["data"]["resolveDispute"]
+    assert gql(client, "{ disputes { totalCount edges { cursor } } }")["data"]["disputes"] == {
+        "totalCount": 0, "edges": []}
+    closed = gql(client, "query($id: ID!) { node(id: $id) { __typename ... on Dispute { open closedAt resolved } } }",
+                 {"id": dispute["id"]})["data"]["node"]
+    assert closed == {"__typename": "Dispute", "open": False, "closedAt": done["seq"], "resolved": '"blue"'}
 
 
 @pytest.mark.parametrize(

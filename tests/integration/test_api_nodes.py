@@ -26,9 +26,15 @@ def one_of_each(client: TestClient) -> dict[str, str]:
                         '{ observation { id } assertions { id } } }')["say"]
     asked = data(client, 'mutation { nextQuestion(declare: {situation: "repair", text: "Which pump?"}) '
                          '{ id declared } }')["nextQuestion"]
+    flag = data(client, 'mutation { raiseFlag(why: "drift", scope: {}) { id } }')["raiseFlag"]["id"]
+    for colour in ("blue", "red"):
+        data(client, 'mutation($o: String!) { addItem(item: {kind: fact, body: {s: "door", r: "colour", o: $o}, '
+                     'source: person}) { id } }', {"o": colour})
+    dispute = data(client, "{ disputes { edges { node { id } } } }")["disputes"]["edges"][0]["node"]["id"]
     return {"JournalEntry": f"entry-{item['seq']}", "Item": item["id"], "Belief": made["belief"]["id"],
             "Evidence": made["evidence"][0], "Observation": said["observation"]["id"],
-            "Assertion": said["assertions"][0]["id"], "Question": asked["id"], "Unknown": asked["declared"]}
+            "Assertion": said["assertions"][0]["id"], "Question": asked["id"], "Unknown": asked["declared"],
+            "Flag": flag, "Dispute": dispute}
 
 
 def test_node_round_trips_every_kind(client: TestClient) -> None:
@@ -51,7 +57,8 @@ def test_the_kinds_own_fields_give_the_same_id(client: TestClient) -> None:
 
 
 def test_a_missing_node_is_null_with_an_error_naming_it(client: TestClient) -> None:
-    for missing in ("k-nothing", "b9.9", "e9.9", "obs-9-0", "asr-9-0", "entry-99", "x#q1", "no-such-unknown"):
+    for missing in ("k-nothing", "b9.9", "e9.9", "obs-9-0", "asr-9-0", "entry-99", "x#q1", "flag-9", "d-0123456789ab-9",
+                    "no-such-unknown"):
         body = gql(client, "query($id: ID!) { node(id: $id) { id } head { seq } }", {"id": missing})
         assert body["data"] == {"node": None, "head": {"seq": 0}}, missing
         (error,) = body["errors"]

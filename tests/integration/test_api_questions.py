@@ -58,6 +58,9 @@ def data(client: TestClient, query: str, variables: dict[str, Any] | None = None
     return body["data"]
 
 
+DISPUTES = "{ disputes { edges { node { id key } } } }"
+
+
 def nodes(connection: dict[str, Any]) -> list[dict[str, Any]]:
     """The nodes of a connection page (questions and unknowns became connections: issue 13 part 4)."""
     return [edge["node"] for edge in connection["edges"]]
@@ -106,7 +109,7 @@ def snapshot(client: TestClient, about: list[str]) -> str:
 
 def dispute_on_the_door(client: TestClient) -> tuple[str, str, str]:
     blue, red = add(client, "door", "colour", "blue"), add(client, "door", "colour", "red")
-    [dispute] = data(client, "{ disputes }")["disputes"]
+    [dispute] = nodes(data(client, DISPUTES)["disputes"])
     return blue, red, dispute["id"]
 
 
@@ -199,7 +202,7 @@ def test_a_missing_wrong_kind_or_resolved_preference_falls_back_and_says_why(cli
         assert (chosen["path"], chosen["preferred"], chosen["rejected"], chosen["target"]) == (
             "fallback", preferred, reason, decision)
     data(client, 'mutation($k: String!) { resolveDispute(key: $k, value: "blue") { seq } }',
-         {"k": data(client, "{ disputes }")["disputes"][0]["key"]})
+         {"k": nodes(data(client, DISPUTES)["disputes"])[0]["key"]})
     chosen = next_question(client, preferred=dispute)
     assert (chosen["path"], chosen["rejected"], chosen["target"]) == ("fallback", "resolved", decision)
     assert [s["target"] for s in chosen["ranking"]] == [decision]  # the closed dispute is not open
@@ -281,7 +284,7 @@ def test_answering_a_dispute_resolves_it(client: TestClient) -> None:
     assert done["effect"] == {"resolve_dispute": dispute, "key": "door colour", "value": "blue"}
     assert {(c["id"], c["before"], c["after"]) for c in done["changes"]} == {
         (blue, "disputed", "active"), (red, "disputed", "refuted")}
-    assert data(client, "{ disputes }")["disputes"] == []
+    assert nodes(data(client, DISPUTES)["disputes"]) == []
     again = error(client, ANSWER, {"q": asked["id"], "v": "blue"})
     assert again["extensions"]["code"] == "CONFLICT" and "already answered" in again["message"]
     [q] = nodes(data(client, "{ questions(answered: true) { edges { node { id answer answeredBy } } } }")[
@@ -356,7 +359,7 @@ def test_a_question_no_longer_open_or_unknown_is_a_clear_error(client: TestClien
     _, _, dispute = dispute_on_the_door(client)
     asked = next_question(client)
     data(client, 'mutation($k: String!) { resolveDispute(key: $k, value: "red") { seq } }',
-         {"k": data(client, "{ disputes }")["disputes"][0]["key"]})
+         {"k": nodes(data(client, DISPUTES)["disputes"])[0]["key"]})
     closed = error(client, ANSWER, {"q": asked["id"], "v": "blue"})
     assert (closed["extensions"]["code"], closed["extensions"]["field"]) == ("CONFLICT", "question")
     assert dispute in closed["message"] and "no longer open" in closed["message"]

@@ -14,6 +14,7 @@ from graph_service.api.schema import schema
 from graph_service.beliefs import vocabulary
 from graph_service.beliefs.planning import INACCURATE_ROOTS, PINNABLE
 from graph_service.knowledge import items
+from graph_service.knowledge.records import FLAG_KINDS
 from tests.integration.graphql_client import gql
 
 ADD = "mutation($i: ItemInput!) { addItem(item: $i) { id } }"
@@ -69,10 +70,26 @@ def test_each_enum_holds_exactly_the_domain_vocabulary() -> None:
         "EvidenceDirection": vocabulary.DIRECTIONS, "Derivation": vocabulary.DERIVATIONS,
         "EpistemicKind": vocabulary.EPISTEMIC_KINDS, "BeliefStatus": vocabulary.STATUSES,
         "PinnableStatus": PINNABLE, "ProvenanceStatus": vocabulary.PROVENANCE_STATUSES,
-        "RootKind": vocabulary.ROOT_KINDS, "InaccurateRootKind": INACCURATE_ROOTS,
+        "RootKind": vocabulary.ROOT_KINDS, "InaccurateRootKind": INACCURATE_ROOTS, "FlagKind": FLAG_KINDS,
     }
     for name, values in expected.items():
         assert tuple(schema._schema.get_type(name).values) == values, name  # type: ignore[union-attr]
+
+
+def test_outputs_of_a_closed_vocabulary_are_its_enum() -> None:
+    # Read back as the enum too, so a client learns the values from the schema on both sides.
+    expected = {
+        ("Item", "kind"): "ItemKind", ("Item", "source"): "ItemSource", ("Item", "status"): "ItemStatus",
+        ("StatusChange", "before"): "ItemStatus", ("StatusChange", "after"): "ItemStatus",
+        ("Belief", "epistemicKind"): "EpistemicKind", ("Belief", "status"): "BeliefStatus",
+        ("Belief", "pinnedStatus"): "PinnableStatus", ("BeliefVersion", "status"): "BeliefStatus",
+        ("BeliefSnapshot", "status"): "BeliefStatus", ("Evidence", "direction"): "EvidenceDirection",
+        ("Evidence", "derivation"): "Derivation", ("Evidence", "provenanceStatus"): "ProvenanceStatus",
+        ("Evidence", "rootKind"): "RootKind", ("Flag", "kind"): "FlagKind",
+    }
+    for (type_name, field), enum in expected.items():
+        shown = schema._schema.get_type(type_name).fields[field].type  # type: ignore[union-attr]
+        assert str(shown).rstrip("!") == enum, (type_name, field, str(shown))
 
 
 def test_an_enum_literal_writes_the_same_payload_as_the_string_did(client: TestClient) -> None:

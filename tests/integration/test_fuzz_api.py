@@ -181,13 +181,13 @@ SEED = [
      {"i": {"kind": "fact", "body": {"s": "door", "r": "colour", "o": "blue"}, "source": "person"}}),
     ("mutation($i: ItemInput!) { addItem(item: $i) { id } }",
      {"i": {"kind": "fact", "body": {"s": "door", "r": "colour", "o": "red"}, "source": "person"}}),
-    ('{ disputes }', None),
+    ('{ disputes { totalCount edges { cursor node { id key values items openedAt } } } }', None),
     ('mutation { createBelief(proposition: "the door is open", subject: "door", '
      'evidence: [{weight: 0.8, family: "camera:cam"}]) { belief { id } evidence } }', None),
     ('mutation { say(text: "The door is open. I think the pump is fine.", speaker: "alice", tick: 6) '
      '{ observation { id } assertions { id belief evidence } } }', None),
     ('mutation { raiseFlag(why: "drift", scope: {}) { id } }', None),
-    ('{ flags }', None),
+    ('{ flags { totalCount edges { cursor node { id kind why pending covers coveredItems { id } } } } }', None),
 ]
 
 
