@@ -32,8 +32,9 @@ from graph_service.logs import log_config
 if TYPE_CHECKING:  # the service (and its drivers) load only for the commands that need them
     from graph_service.journal.chain import Entry
     from graph_service.journal.store import Journal, VerifyReport
-    from graph_service.service import FullReport, Service
+    from graph_service.service import Service
     from graph_service.tlog.verifier import Checkpoint
+    from graph_service.verifying import FullReport
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
-from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerprint_of
 from graph_service.config import Settings
 from graph_service.journal.chain import Entry
-from graph_service.journal.store import Journal, VerifyReport
-from graph_service.knowledge.fingerprint import fingerprint_of as items_fingerprint_of
-from graph_service.state import StoreState, combined_fingerprint
+from graph_service.journal.store import Journal
+from graph_service.state import StoreState
 from graph_service.storage.open import open_graph
 from graph_service.storage.port import GraphPort
 from graph_service.tlog.checkpoint import Signer, load_or_create_signer, sign_checkpoint
-
-
-@dataclass(frozen=True)
-class FullReport:
-    """The chain check, plus whether the graph holds what a pure replay of the journal gives."""
-
-    chain: VerifyReport
-    projection_ok: bool
-    replay_fingerprint: str | None
-    graph_fingerprint: str | None
-
-    @property
-    def ok(self) -> bool:
-        return self.chain.ok and self.projection_ok
+from graph_service.verifying import FullReport, graph_fingerprint, verify_in_child, verify_store
 
 
 class Service:
@@ -90,39 +74,20 @@ class Service:
 
     def graph_fingerprint(self) -> str:
         """The fingerprint of what the graph's nodes say (statuses and confidences as projected)."""
-        items = items_fingerprint_of(self.graph.run("item_fingerprint_rows"))
-        beliefs = beliefs_fingerprint_of(self.graph.run("belief_fingerprint_rows"))
-        return combined_fingerprint(items, beliefs)
+        return graph_fingerprint(self.graph)
 
     def verify(self, roots_at: Iterable[int] = (), on_entry: Callable[[Entry], None] | None = None) -> FullReport:
-        """The chain is whole (checked before anything is trusted), and the projection equals a pure
-        replay of the stored journal; the journal is read once, the replay running beside the check.
-        An entry the replay cannot apply is reported at its position, never raised. `on_entry` sees each
-        sound entry as it is checked (progress)."""
+        """`verify_store` in this process, after catching up (the command line's verify)."""
         self.journal.catch_up()
-        state = StoreState()
-        failed: list[tuple[int, str]] = []
+        return verify_store(self.graph, self.journal, roots_at, on_entry)
 
-        def apply(entry: Entry) -> None:
-            if on_entry is not None:
-                on_entry(entry)
-            if failed:
-                return
-            try:
-                state.apply(entry)
-            except Exception as exc:  # a forged entry whose hash is sound: report it, never crash
-                failed.append((entry.seq, f"entry {entry.seq} cannot be applied: {type(exc).__name__}: {exc}"))
-
-        chain = self.journal.verify(on_entry=apply, roots_at=roots_at)
-        if not chain.ok:
-            return FullReport(chain, False, None, None)
-        if failed:
-            position, reason = failed[0]
-            return FullReport(VerifyReport(False, chain.checked, chain.head_seq, position, reason, chain.roots),
-                              False, None, None)
-        expected = state.fingerprint()
-        actual = self.graph_fingerprint()
-        return FullReport(chain, expected == actual, expected, actual)
+    def verify_apart(self) -> FullReport:
+        """`verify_store` in a process of its own (the API's verify: see graph_service.verifying); this
+        journal takes its verdict."""
+        self.journal.catch_up()
+        report = verify_in_child(self.graph)
+        self.journal.take_verdict(report.chain)
+        return report
 
     def close(self) -> None:
         self.graph.close()

@@ -514,11 +514,19 @@ class Journal:
                      self.graph.run("entries_off_position"))
         head_seq = heads[0].get("seq") if heads and isinstance(heads[0].get("seq"), int) else audit.last_seq
         found = audit.finding
-        if found is None:
-            if self.broken is not None:  # repaired since: the state must be the whole journal's again
-                with self._lock:
-                    self.broken = None
-                    self._replay_all()
-            return VerifyReport(True, audit.checked, head_seq, roots=audit.roots)
-        self.broken = found
-        return VerifyReport(False, audit.checked, head_seq, found.position, found.reason, roots=audit.roots)
+        report = (VerifyReport(True, audit.checked, head_seq, roots=audit.roots) if found is None else
+                  VerifyReport(False, audit.checked, head_seq, found.position, found.reason, roots=audit.roots))
+        self.take_verdict(report)
+        return report
+
+    def take_verdict(self, report: VerifyReport) -> None:
+        """What a check of the stored chain (here or in another process) means for writing: a broken chain
+        refuses writes from its first bad position; a repaired one is replayed whole and writable again."""
+        if not report.ok:
+            self.broken = Finding(report.first_bad if report.first_bad is not None else report.checked + 1,
+                                  report.reason or "the chain does not verify")
+            return
+        if self.broken is not None:  # repaired since: the state must be the whole journal's again
+            with self._lock:
+                self.broken = None
+                self._replay_all()

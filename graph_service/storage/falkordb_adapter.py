@@ -27,6 +27,7 @@ class FalkorDBGraph:
     def __init__(self, *, socket_path: str | Path, graph: str = GRAPH_NAME,
                  server: EmbeddedFalkorDB | None = None) -> None:
         self._server = server
+        self._socket_path = str(socket_path)
         self._graph_name = graph
         self.restarts = 0
         self._db = FalkorDB(unix_socket_path=str(socket_path))
@@ -65,6 +66,10 @@ class FalkorDBGraph:
         self._db = FalkorDB(unix_socket_path=str(self._server.socket_path))
         self._graph = self._db.select_graph(self._graph_name)
         return True
+
+    def connection(self) -> dict[str, str]:
+        socket_path = str(self._server.socket_path) if self._server is not None else self._socket_path
+        return {"backend": self.backend, "socket": socket_path, "graph": self._graph_name}
 
     def health(self) -> dict[str, object]:
         """The backend's liveness for /healthz: a dead embedded server is restarted here, and said so."""

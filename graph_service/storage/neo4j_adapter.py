@@ -30,7 +30,12 @@ class Neo4jGraph:
         self._driver = GraphDatabase.driver(uri, auth=(user, password), notifications_min_severity="WARNING",
                                             notifications_disabled_classifications=["UNRECOGNIZED"])
         self._database = database
+        self._connection = {"backend": self.backend, "uri": uri, "user": user, "password": password,
+                            "database": database}
         self._driver.verify_connectivity()
+
+    def connection(self) -> dict[str, str]:
+        return dict(self._connection)
 
     def run(self, name: str, params: Params | None = None) -> list[Row]:
         try:

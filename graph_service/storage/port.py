@@ -28,6 +28,11 @@ class GraphPort(Protocol):
         """Release connections (and stop an embedded server the adapter owns)."""
         ...
 
+    def connection(self) -> dict[str, str]:
+        """How another process connects to this very store (`storage.open.connect`); holds a password on
+        Neo4j, so it is passed on a pipe, never on a command line."""
+        ...
+
 
 class ConstraintViolation(Exception):
     """A uniqueness constraint refused a write (e.g. two writers raced for one journal position)."""

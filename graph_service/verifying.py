@@ -1,0 +1,119 @@
+"""The whole check of a store (its chain, and the graph against a replay of it), in this process or in
+a process of its own.
+
+Why a process of its own for the service: the check replays the whole journal, pure Python work that
+held the serving process's interpreter lock for its length, so every other request (/healthz too)
+waited on it in turns (measured: /healthz p99 84-146 ms while a verify ran in a worker thread). A
+child process connects to the same store, checks it, and hands back its report as JSON; the service
+only takes the verdict (JournalBroken from the first bad position, or writable again).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerprint_of
+from graph_service.journal.chain import Entry
+from graph_service.journal.store import Journal, VerifyReport
+from graph_service.knowledge.fingerprint import fingerprint_of as items_fingerprint_of
+from graph_service.state import StoreState, combined_fingerprint
+from graph_service.storage.port import GraphPort
+
+
+@dataclass(frozen=True)
+class FullReport:
+    """The chain check, plus whether the graph holds what a pure replay of the journal gives."""
+
+    chain: VerifyReport
+    projection_ok: bool
+    replay_fingerprint: str | None
+    graph_fingerprint: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.chain.ok and self.projection_ok
+
+    def as_json(self) -> dict[str, Any]:
+        c = self.chain
+        return {"chain": {"ok": c.ok, "checked": c.checked, "head_seq": c.head_seq, "first_bad": c.first_bad,
+                          "reason": c.reason, "roots": {str(k): v.hex() for k, v in c.roots.items()}},
+                "projection_ok": self.projection_ok, "replay_fingerprint": self.replay_fingerprint,
+                "graph_fingerprint": self.graph_fingerprint}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FullReport:
+        c = data["chain"]
+        chain = VerifyReport(c["ok"], c["checked"], c["head_seq"], c["first_bad"], c["reason"],
+                             {int(k): bytes.fromhex(v) for k, v in c["roots"].items()})
+        return cls(chain, data["projection_ok"], data["replay_fingerprint"], data["graph_fingerprint"])
+
+
+def graph_fingerprint(graph: GraphPort) -> str:
+    """The fingerprint of what the graph's nodes say (statuses and confidences as projected)."""
+    items = items_fingerprint_of(graph.run("item_fingerprint_rows"))
+    beliefs = beliefs_fingerprint_of(graph.run("belief_fingerprint_rows"))
+    return combined_fingerprint(items, beliefs)
+
+
+def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (),
+                 on_entry: Callable[[Entry], None] | None = None) -> FullReport:
+    """The chain is whole (checked before anything is trusted), and the projection equals a pure replay of
+    the stored journal; the journal is read once, the replay running beside the check. An entry the
+    replay cannot apply is reported at its position, never raised. `on_entry` sees each sound entry
+    as it is checked (progress). `journal` takes the verdict (see Journal.take_verdict)."""
+    state = StoreState()
+    failed: list[tuple[int, str]] = []
+
+    def apply(entry: Entry) -> None:
+        if on_entry is not None:
+            on_entry(entry)
+        if failed:
+            return
+        try:
+            state.apply(entry)
+        except Exception as exc:  # a forged entry whose hash is sound: report it, never crash
+            failed.append((entry.seq, f"entry {entry.seq} cannot be applied: {type(exc).__name__}: {exc}"))
+
+    chain = journal.verify(on_entry=apply, roots_at=roots_at)
+    if not chain.ok:
+        return FullReport(chain, False, None, None)
+    if failed:
+        position, reason = failed[0]
+        return FullReport(VerifyReport(False, chain.checked, chain.head_seq, position, reason, chain.roots),
+                          False, None, None)
+    expected = state.fingerprint()
+    actual = graph_fingerprint(graph)
+    return FullReport(chain, expected == actual, expected, actual)
+
+
+def verify_in_child(graph: GraphPort) -> FullReport:
+    """`verify_store` of the store `graph` is connected to, run by a new Python process (see the module's
+    docstring). RuntimeError, with the child's last words, if it cannot report."""
+    done = subprocess.run([sys.executable, "-m", "graph_service.verifying"], input=json.dumps(graph.connection()),
+                          capture_output=True, text=True, check=False)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"the verifying process exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+    return FullReport.from_json(json.loads(lines[-1]))
+
+
+def main() -> int:
+    """The child: read the store's connection (JSON) on stdin, verify it, print the report as one JSON line."""
+    from graph_service.storage.open import connect
+
+    graph = connect(json.loads(sys.stdin.read()))
+    try:
+        report = verify_store(graph, Journal(graph, []))
+    finally:
+        graph.close()
+    print(json.dumps(report.as_json()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
