@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from graph_service.journal.chain import FORMAT, GENESIS, Entry, entry_hash
+from graph_service.journal.chain import FORMAT, GENESIS, Entry, chained_hash
 from graph_service.journal.frontier import Frontier
 from graph_service.tlog.verifier import EntryError, canonical_bytes
 
@@ -113,14 +113,14 @@ class JournalAudit:
             self._fail(seq, f"entry {seq}: {exc.reason}")
             return None
         if entry.prev != self._expected_prev:
-            if self._last is not None and entry_hash(entry.prev, entry.body()) == entry.hash:
+            if self._last is not None and chained_hash(entry.prev, leaf_input) == entry.hash:
                 # This entry is whole and names a different predecessor: the predecessor was rewritten.
                 self._fail(seq - 1, f"entry {seq - 1}: its hash is not the one entry {seq} chains from "
                                     "(rewritten with its hash recomputed)")
             else:
                 self._fail(seq, f"entry {seq}: prev does not match the previous entry's hash")
             return None
-        if entry_hash(entry.prev, entry.body()) != entry.hash:
+        if chained_hash(entry.prev, leaf_input) != entry.hash:
             self._fail(seq, f"entry {seq}: its content does not match its hash")
             return None
         tree = self.frontier.tree_for(seq, leaf_input)

@@ -50,7 +50,12 @@ def entry_hash(prev: str, body: dict[str, Any]) -> str:
 
     EntryError for a body that has no canonical form (see graph_service.tlog.verifier.canonical_bytes).
     """
-    return hashlib.sha256(prev.encode("ascii") + canonical_bytes(body)).hexdigest()
+    return chained_hash(prev, canonical_bytes(body))
+
+
+def chained_hash(prev: str, body_bytes: bytes) -> str:
+    """`entry_hash` from a body's RFC 8785 bytes already made (they are the Merkle leaf's input too)."""
+    return hashlib.sha256(prev.encode("ascii") + body_bytes).hexdigest()
 
 
 def legacy_entry_hash(prev: str, body: dict[str, Any]) -> str:
