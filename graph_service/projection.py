@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_service.journal.chain import canonical_json
+
 NODE_LABELS: tuple[str, ...] = (
     "Item",
     "Dispute",
@@ -220,23 +222,26 @@ def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any
     """The parameters of `project_entries` for consecutive entries' projections, in journal order.
 
     Every allowed label and edge kind is present (empty lists where unused). Upserts of one node
-    are folded into one, later properties over earlier, listing every entry that wrote it: FalkorDB
-    keeps only the first of several SETs on one node within one statement, so the statement must
-    never see a node twice. Edges are folded the same way.
+    are folded into one, later properties over earlier: FalkorDB keeps only the first of several SETs
+    on one node within one statement, so the statement must never see a node twice. The node's
+    `writes` keep what each entry changed on it, in order ({seq, changes}: the properties that entry
+    set, as canonical JSON, a removed one as null): the node's history, stored on its WROTE edges (see
+    graph_service.history). Edges are folded the same way; `seq` is the first entry that wrote one.
     """
     nodes: dict[tuple[str, str], dict[str, Any]] = {}
     edges: dict[tuple[tuple[str, str, str], str, str], dict[str, Any]] = {}
+    changes: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
     for seq, projection in projections:
         for n in projection.nodes:
-            folded = nodes.setdefault((n.label, n.id), {"id": n.id, "seqs": [], "props": {}})
-            folded["props"].update(n.props)
-            if seq not in folded["seqs"]:
-                folded["seqs"].append(seq)
+            nodes.setdefault((n.label, n.id), {"id": n.id, "writes": [], "props": {}})["props"].update(n.props)
+            changes.setdefault((n.label, n.id), {}).setdefault(seq, {}).update(n.props)
         for e in projection.edges:
-            edges.setdefault((e.kind, e.src, e.dst), {"src": e.src, "dst": e.dst, "props": {}})["props"].update(e.props)
+            edge = edges.setdefault((e.kind, e.src, e.dst), {"src": e.src, "dst": e.dst, "seq": seq, "props": {}})
+            edge["props"].update(e.props)
     params: dict[str, Any] = {node_param(label): [] for label in NODE_LABELS}
     params.update({edge_param(kind): [] for kind in EDGE_KINDS})
-    for (label, _), row in nodes.items():
+    for (label, node_id), row in nodes.items():
+        row["writes"] = [{"seq": s, "changes": canonical_json(c)} for s, c in changes[(label, node_id)].items()]
         params[node_param(label)].append(row)
     for (kind, _, _), row in edges.items():
         params[edge_param(kind)].append(row)

@@ -19,6 +19,7 @@ from graph_service.api.access import AccessControl
 from graph_service.api.belief_mutations import BeliefMutation
 from graph_service.api.belief_types import BeliefQuery
 from graph_service.api.errors import should_mask_error
+from graph_service.api.history_types import HistoryQuery
 from graph_service.api.impact_types import ImpactQuery
 from graph_service.api.input_limits import InputLimits
 from graph_service.api.journal_types import JournalMutation, JournalQuery
@@ -44,10 +45,10 @@ SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
 @strawberry.type(description="Reads: the journal and its proofs, knowledge items, beliefs, statements, "
-                              "stream rows and questions, what would change if something went, and any node by id.")
-class Query(NodeQuery, JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, ImpactQuery, BeliefQuery, StatementQuery,
-            StreamQuery,
-            QuestionQuery):
+                              "stream rows and questions, what would change if something went, and any node by "
+                              "id with its history.")
+class Query(NodeQuery, HistoryQuery, JournalQuery, LogQuery, ProvQuery, KnowledgeQuery, ImpactQuery, BeliefQuery,
+            StatementQuery, StreamQuery, QuestionQuery):
     pass
 
 

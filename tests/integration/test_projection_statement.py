@@ -56,8 +56,10 @@ def test_folding_lists_every_writer_once() -> None:
     second.edge("COVERS", "Flag", "f", "Item", "i", since=1)
     second.edge("COVERS", "Flag", "f", "Item", "i", since=2)
     params = statement_params([(4, first), (5, second)])
-    assert params["n_Flag"] == [{"id": "f", "seqs": [4, 5], "props": {"v": 2}}]
-    assert params["e_COVERS_Flag_Item"] == [{"src": "f", "dst": "i", "props": {"since": 2}}]
+    # One upsert with the last value, and each writer once with what it changed (the node's history).
+    assert params["n_Flag"] == [{"id": "f", "writes": [{"seq": 4, "changes": '{"v":1}'},
+                                                       {"seq": 5, "changes": '{"v":2}'}], "props": {"v": 2}}]
+    assert params["e_COVERS_Flag_Item"] == [{"src": "f", "dst": "i", "seq": 5, "props": {"since": 2}}]
     assert (params["first"], params["last"]) == (4, 5)
 
 
