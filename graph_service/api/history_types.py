@@ -9,13 +9,13 @@ import strawberry
 from strawberry.scalars import JSON
 
 from graph_service.api.arguments import After, First
-from graph_service.api.connections import Connection, paged
+from graph_service.api.connections import Connection, Edge, paged
 from graph_service.api.context import caught_up
 from graph_service.api.errors import user_errors
 from graph_service.api.scalars import Long
-from graph_service.errors import NotFound
+from graph_service.errors import NotFound, UserError
 from graph_service.history import NodeState as PlainState
-from graph_service.history import node_states
+from graph_service.history import node_states, state_at
 
 
 @strawberry.type(description="A node as one journal entry left it.")
@@ -37,6 +37,33 @@ class NodeState:
                    state=s.state)
 
 
+@strawberry.type(description="A node whose state differs between two journal positions.")
+class NodeChange:
+    id: strawberry.ID = strawberry.field(description="The node's id.")
+    label: str = strawberry.field(description="The node's label in the graph (Item, Belief, Evidence, ...).")
+    before: JSON | None = strawberry.field(description="Its properties as of `from`; null when nothing had "
+                                                       "written it yet (or that write predates kept history).")
+    after: JSON | None = strawberry.field(description="Its properties as of `to`; null when a write predates "
+                                                      "kept history.")
+    positions: list[Long] = strawberry.field(description="The journal positions after `from` up to `to` that "
+                                                         "wrote it, in order.")
+
+
+def _change(history: list[dict[str, Any]], written: dict[str, Any], start: int, end: int) -> NodeChange:
+    states = node_states(history)
+    before, after = state_at(states, start), state_at(states, end)
+    return NodeChange(id=strawberry.ID(written["id"]), label=written["label"],
+                      before=None if before is None else before.state, after=None if after is None else after.state,
+                      positions=[Long(s.seq) for s in states if start < s.seq <= end])
+
+
+def _range(head: int, start: int, end: int) -> None:
+    if start < 0 or end < start:
+        raise UserError(f"from and to must satisfy 0 <= from <= to; got from {start}, to {end}", field="to")
+    if end > head:
+        raise UserError(f"to: position {end} is past the journal's head ({head})", field="to")
+
+
 @strawberry.type
 class HistoryQuery:
     @strawberry.field(description="Every state of the node with this id, oldest first, each with the entry "
@@ -52,3 +79,21 @@ class HistoryQuery:
             raise NotFound(f"id: no node {str(id)!r} was written", field="id")
         states = node_states(rows)
         return paged("history", [(s.seq, NodeState.of(s)) for s in states], first, after)
+
+    @strawberry.field(description="The nodes whose state the entries after `from` up to `to` changed, with "
+                                  "their states at both positions, in the order they were first changed; a "
+                                  "page at a time. Costs the entries in the range and the page's nodes' writes.")
+    @user_errors
+    def changes(self, info: strawberry.Info[Any, Any],
+                from_: Annotated[Long, strawberry.argument(name="from", description="The earlier journal "
+                                                                                    "position (0: the start).")],
+                to: Annotated[Long, strawberry.argument(description="The later journal position, at most the "
+                                                                     "head.")],
+                first: First = None, after: After = None) -> Connection[NodeChange]:
+        service = caught_up(info)
+        _range(service.journal.seq, from_, to)
+        written = service.graph.run("nodes_written_between", {"from": from_, "to": to})
+        page = paged("changes", list(enumerate(written, start=1)), first, after)
+        edges = [Edge(cursor=edge.cursor, node=_change(service.graph.run("node_history", {"id": edge.node["id"]}),
+                                                        edge.node, from_, to)) for edge in page.edges]
+        return Connection(edges=edges, page_info=page.page_info, total_count=page.total_count)

@@ -72,3 +72,32 @@ def test_every_node_s_last_state_is_the_node_as_stored(backend: Backend) -> None
             assert [s.seq for s in states] == sorted({s.seq for s in states})  # each writer once, in order
     finally:
         service.close()
+
+
+CHANGES = """query($from: Long!, $to: Long!, $first: Int, $after: String) {
+  changes(from: $from, to: $to, first: $first, after: $after) {
+    totalCount edges { node { id label before after positions } } pageInfo { hasNextPage endCursor } } }"""
+
+
+def test_changes_between_two_positions_give_each_node_before_and_after(client: TestClient) -> None:
+    fact = {"kind": "fact", "body": {"s": "the gate", "r": "is", "o": "shut"}, "source": "person"}
+    item = gql(client, ADD, {"i": fact})["data"]["addItem"]["id"]
+    added = gql(client, "{ head { seq } }")["data"]["head"]["seq"]
+    gql(client, RETRACT, {"id": item})
+    head = gql(client, "{ head { seq } }")["data"]["head"]["seq"]
+    found = gql(client, CHANGES, {"from": added, "to": head})["data"]["changes"]
+    assert found["totalCount"] == 1
+    change = found["edges"][0]["node"]
+    assert (change["id"], change["label"], change["positions"]) == (item, "Item", [head])
+    assert change["before"]["status"] == "active" and change["after"]["status"] == "retracted"
+    whole = gql(client, CHANGES, {"from": 0, "to": head})["data"]["changes"]
+    assert whole["edges"][0]["node"]["before"] is None  # nothing had written it at the start
+    assert gql(client, CHANGES, {"from": head, "to": head})["data"]["changes"]["totalCount"] == 0
+
+
+def test_changes_refuse_a_position_past_the_head_or_a_reversed_range(client: TestClient) -> None:
+    gql(client, 'mutation { note(text: "one entry") { seq } }')
+    past = gql(client, CHANGES, {"from": 0, "to": 99})
+    assert "position 99 is past the journal's head (1)" in past["errors"][0]["message"]
+    reversed_ = gql(client, CHANGES, {"from": 1, "to": 0})
+    assert "0 <= from <= to" in reversed_["errors"][0]["message"]

@@ -1,0 +1,7 @@
+// Every node the entries after position $from up to $to wrote, each once with the first of those
+// entries: an indexed range over the entries' positions, so it costs the entries in the range.
+MATCH (e:Entry)-[:WROTE]->(n)
+WHERE e.seq > $from AND e.seq <= $to
+WITH n, min(e.seq) AS first
+RETURN labels(n)[0] AS label, n.id AS id, first
+ORDER BY first, id
