@@ -43,7 +43,8 @@ def render(name: str = "project_entries") -> str:
     for label in labels:
         lines.append(
             f"FOREACH (x IN ${node_param(label)} | MERGE (n:{label} {{id: x.id}}) SET n += x.props "
-            "FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))"
+            "FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) "
+            "SET wrote.changes = w.changes))"
         )
     for kind in kinds:
         rel, src, dst = kind
