@@ -1,11 +1,13 @@
-// What a belief's evidence, breakdown and families fields answer, in one read: its newest version;
+// A belief and what its evidence, breakdown and families fields answer, in one read: its properties,
+// its newest version;
 // every evidence row bearing on it; and, each naming its row (or family), the nodes a row is rooted
 // in, the assertions that yielded it, its family, and the actors a family stands for. Flat lists,
 // joined by the caller: FalkorDB returns null for a pattern comprehension nested in another, and
 // each comprehension has variables of its own (FalkorDB 4.16 confused ones reused between them).
 // No rows when no belief has this id.
 MATCH (b:Belief {id: $id})
-RETURN [(v:BeliefVersion)-[:VERSION_OF]->(b) WHERE v.version = b.version | properties(v)] AS latest,
+RETURN properties(b) AS belief,
+       [(v:BeliefVersion)-[:VERSION_OF]->(b) WHERE v.version = b.version | properties(v)] AS latest,
        [(e:Evidence)-[:BEARS_ON]->(b) | properties(e)] AS evidence,
        [(b)<-[:BEARS_ON]-(re:Evidence)-[:ROOTED_IN]->(r) | {evidence: re.id, id: r.id, label: labels(r)[0]}] AS roots,
        [(b)<-[:BEARS_ON]-(ae:Evidence)<-[:YIELDED]-(a:Assertion) | {evidence: ae.id, id: a.id}] AS assertions,

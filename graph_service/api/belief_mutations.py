@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import strawberry
 
 from graph_service.api.arguments import BeliefId, Reason
-from graph_service.api.belief_types import Belief, belief_props
+from graph_service.api.belief_types import Belief, read_belief
 from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.scalars import Long
@@ -74,7 +74,7 @@ class BeliefWrite:
     def belief(self, info: strawberry.Info[Any, Any]) -> Belief | None:
         if self.belief_id is None:
             return None
-        return Belief.of(belief_props(service_of(info), self.belief_id))
+        return read_belief(service_of(info), self.belief_id)
 
 
 def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:

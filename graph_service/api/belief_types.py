@@ -387,6 +387,17 @@ def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str],
 # ---- reads -------------------------------------------------------------------------------------
 
 
+def read_belief(service: Service, belief_id: str) -> Belief:
+    """The belief with its evidence, breakdown and families read at once (one statement); NotFound if
+    there is none."""
+    rows = service.graph.run("belief_detail", {"id": belief_id})
+    if not rows:
+        raise NotFound(f"id: no belief {belief_id!r}", field="id")
+    belief = Belief.of(rows[0]["belief"])
+    belief.detail = BeliefDetail.of(rows[0])
+    return belief
+
+
 def belief_props(service: Service, belief_id: str) -> dict[str, Any]:
     rows = service.graph.run("belief_by_id", {"id": belief_id})
     if not rows:
@@ -429,8 +440,7 @@ class BeliefQuery:
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
     def belief(self, info: strawberry.Info[Any, Any], id: BeliefId) -> Belief | None:
-        service = caught_up(info)
-        return Belief.of(belief_props(service, id))
+        return read_belief(caught_up(info), id)
 
     @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
     @user_errors

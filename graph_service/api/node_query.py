@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 import strawberry
 
-from graph_service.api.belief_types import Belief, Evidence, belief_props
+from graph_service.api.belief_types import Evidence, read_belief
 from graph_service.api.context import caught_up
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import JournalEntry
@@ -60,7 +60,7 @@ def _item(service: Service, node_id: str) -> Node | None:
 
 def _belief(service: Service, node_id: str) -> Node | None:
     try:
-        return Belief.of(belief_props(service, node_id))
+        return read_belief(service, node_id)
     except NotFound:
         return None
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaskErrors, MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.extensions import AddValidationRules, MaskErrors, MaxTokensLimiter, max_aliases, query_depth_limiter
 from strawberry.extensions.disable_introspection import DisableIntrospection
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext, ExecutionResult
@@ -94,11 +94,17 @@ class ServiceSchema(strawberry.Schema):
             StrawberryLogger.error(error, execution_context)
 
 
+# The rules of strawberry's QueryDepthLimiter and MaxAliasesLimiter, made once: those extensions make
+# their rule class anew in each instance, an instance is made per request, and every class made costs
+# graphql-core's inspection of every AST kind (see api/validating.py).
+DEPTH_RULE = query_depth_limiter.create_validator(MAX_DEPTH, None)
+ALIASES_RULE = max_aliases.create_validator(MAX_ALIASES)
+
+
 def build_schema(*, introspection: bool = True) -> strawberry.Schema:
     """The schema; extensions are passed as classes or factories so no state is shared between requests."""
     extensions: list = [
-        lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
-        lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+        lambda: AddValidationRules([DEPTH_RULE, ALIASES_RULE]),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
         lambda: MaskErrors(should_mask_error=should_mask_error),
         AccessControl,
