@@ -36,7 +36,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
 from graph_service.actors import actor_key
-from graph_service.api.validating import operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
 from graph_service.config import Settings
 
 log = logging.getLogger(__name__)
@@ -345,3 +345,6 @@ class FieldAccessRule(ValidationRule):
                 if (role is None or role < needed) and field not in refused:
                     refused.add(field)
                     validation_context.report_error(forbidden_error(field, needed, role))
+
+
+REQUEST_RULES.add(FieldAccessRule)

@@ -32,7 +32,7 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
-from graph_service.api.validating import operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
 from graph_service.stream.rows import MAX_NAME_CHARS
 
 MAX_INPUT_DEPTH = 32
@@ -163,3 +163,6 @@ def _untyped(node: Any, variables: dict[str, Any]) -> Any:
         return value_from_ast_untyped(node, variables)
     except RecursionError:  # a literal the parser could hold but a recursive walk cannot
         return _TOO_DEEP
+
+
+REQUEST_RULES.add(InputLimitsRule)

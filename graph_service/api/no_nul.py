@@ -21,7 +21,7 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
-from graph_service.api.validating import operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
 
 NUL = "\x00"
 
@@ -94,3 +94,6 @@ class NulRule(ValidationRule):
     def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
         if _unstorable_text(node.value):
             self.report_error(nul_error(self.names[-1] if self.names else "string", node))
+
+
+REQUEST_RULES.add(NulRule)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from graphql import GraphQLError, OperationDefinitionNode, ValidationContext, ValidationRule
 from strawberry.extensions import SchemaExtension
 
-from graph_service.api.validating import operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
 
 
 def unnamed_choice_error(count: int) -> GraphQLError:
@@ -37,3 +37,6 @@ class OperationNameRule(ValidationRule):
         count = sum(isinstance(d, OperationDefinitionNode) for d in validation_context.document.definitions)
         if provided is None and count > 1:
             validation_context.report_error(unnamed_choice_error(count))
+
+
+REQUEST_RULES.add(OperationNameRule)

@@ -34,6 +34,7 @@ from graph_service.api.scalars import SCALARS
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
+from graph_service.api.validating import DocumentValidationCache
 from graph_service.api.vocabularies import name_allowed_values
 from graph_service.errors import UserError
 
@@ -111,6 +112,7 @@ def build_schema(*, introspection: bool = True) -> strawberry.Schema:
         NoNulCharacters,  # FalkorDB cannot hold U+0000: refused before anything is written
         InputLimits,  # depth and length caps on every argument
         OperationNameRequired,
+        DocumentValidationCache,  # runs the rules the ones above add (validation, after every on_operation)
     ]
     if not introspection:
         extensions.append(DisableIntrospection)
