@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any
@@ -29,7 +30,9 @@ from graph_service.api.vocabularies import (
     RootKind,
     plain,
 )
+from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
+from graph_service.history import node_states
 from graph_service.service import Service
 from graph_service.storage.walks import walk
 
@@ -186,11 +189,17 @@ class BeliefAssertion:
     tick: int | None = strawberry.field(description="The tick the message was said at.")
 
 
+StateOf = Callable[[str, str], "dict[str, Any] | None"]
+
+
 @dataclass(frozen=True)
 class BeliefDetail:
     """A belief's `belief_detail` row joined: its newest version's properties, its evidence rows'
     properties, each row's roots and assertions by row id, and its families (each with its actors and
-    its row counts, live rows being those not retracted), ordered by id."""
+    its row counts, live rows being those not retracted), ordered by id.
+
+    As of a journal position (`of(row, position, state_of)`): only the edges written by then, each row,
+    family and version as its history says it was then (`state_of(label, id)`)."""
 
     latest: dict[str, Any] | None
     evidence: list[dict[str, Any]]
@@ -199,32 +208,68 @@ class BeliefDetail:
     families: list[dict[str, Any]]
 
     @classmethod
-    def of(cls, row: dict[str, Any] | None) -> BeliefDetail:
+    def of(cls, row: dict[str, Any] | None, position: int | None = None,
+           state_of: StateOf | None = None) -> BeliefDetail:
         if row is None:
             return cls(None, [], {}, {}, [])
+
+        def held(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            if position is None:
+                return items
+            if any(x.get("since") is None for x in items):
+                raise HistoryMissing(position)
+            return [x for x in items if x["since"] <= position]
+
+        def now(label: str, node_id: str, current: dict[str, Any]) -> dict[str, Any]:
+            if position is None or state_of is None:
+                return current
+            state = state_of(label, node_id)
+            if state is None:
+                raise HistoryMissing(position)
+            return state
+
+        evidence = [now("Evidence", e["props"]["id"], e["props"]) for e in held(row["evidence"])]
+        present = {e["id"] for e in evidence}
         roots: dict[str, list[dict[str, Any]]] = {}
-        for r in row["roots"]:
-            roots.setdefault(r["evidence"], []).append({"id": r["id"], "label": r["label"]})
+        for r in held(row["roots"]):
+            if r["evidence"] in present:
+                roots.setdefault(r["evidence"], []).append({"id": r["id"], "label": r["label"]})
         assertions: dict[str, list[str]] = {}
-        for a in row["assertions"]:
-            assertions.setdefault(a["evidence"], []).append(a["id"])
-        retracted = {e["id"]: bool(e.get("retracted")) for e in row["evidence"]}
+        for a in held(row["assertions"]):
+            if a["evidence"] in present:
+                assertions.setdefault(a["evidence"], []).append(a["id"])
+        retracted = {e["id"]: bool(e.get("retracted")) for e in evidence}
         actors: dict[str, set[str]] = {}
-        for a in row["actors"]:
+        for a in held(row["actors"]):
             actors.setdefault(a["family"], set()).add(a["id"])
         families: dict[str, dict[str, Any]] = {}
-        for f in row["families"]:
-            family = families.setdefault(f["id"], {"id": f["id"], "kind": f["kind"], "name": f["name"],
+        for f in held(row["families"]):
+            if f["evidence"] not in present:
+                continue
+            props = now("Family", f["id"], f)
+            family = families.setdefault(f["id"], {"id": f["id"], "kind": props["kind"], "name": props["name"],
                                                    "actors": sorted(actors.get(f["id"], ())), "rows": set()})
             family["rows"].add(f["evidence"])
+        latest = row["latest"][0] if row["latest"] else None
+        if position is not None and state_of is not None:
+            belief = state_of("Belief", row["belief"]["id"])
+            latest = None if belief is None else now("BeliefVersion", version_id(belief["id"], belief["version"]), {})
         return cls(
-            latest=row["latest"][0] if row["latest"] else None,
-            evidence=list(row["evidence"]),
+            latest=latest,
+            evidence=evidence,
             roots=roots,
             assertions={e: sorted(ids) for e, ids in assertions.items()},
             families=[{**f, "rows": len(f["rows"]), "live_rows": sum(not retracted[e] for e in f["rows"])}
                       for _, f in sorted(families.items())],
         )
+
+
+class HistoryMissing(UserError):
+    """A read as of a position the store's history does not reach (written before history was kept)."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(f"asOf: this store kept no history for what is asked as of position {position} (it was "
+                         "written by a version of the service that did not keep it)", field="asOf")
 
 
 @strawberry.type(description="A proposition held with an evidence-derived confidence and a status.")
@@ -249,6 +294,7 @@ class Belief(Node):
     created_by: str = strawberry.field(description="The principal who created it.")
     updated_seq: int = strawberry.field(description="The journal position of its newest version.")
     detail: strawberry.Private[BeliefDetail | None] = None
+    as_of: strawberry.Private[int | None] = None
 
     @classmethod
     def of(cls, p: dict[str, Any]) -> Belief:
@@ -295,17 +341,28 @@ class Belief(Node):
 
     @strawberry.field(description="Its append-only history, oldest first.")
     def versions(self, info: strawberry.Info[Any, Any]) -> list[BeliefVersion]:
-        return [BeliefVersion.of(r["version"]) for r in service_of(info).graph.run("belief_versions", {"id": self.id})]
+        rows = service_of(info).graph.run("belief_versions", {"id": self.id})
+        # A version never changes once written: as of a position, the ones up to the version it had then.
+        return [BeliefVersion.of(r["version"]) for r in rows
+                if self.as_of is None or r["version"]["version"] <= self.version]
 
     @strawberry.field(description="The statements whose assertions support or oppose it, and who made them.")
     def assertions(self, info: strawberry.Info[Any, Any]) -> list[BeliefAssertion]:
         rows = service_of(info).graph.run("belief_assertions", {"id": self.id})
-        return [
-            BeliefAssertion(assertion=Assertion.of(r["assertion"], r["evidence"], self.id), evidence=r["evidence"],
-                            direction=r["direction"], weight=r["weight"], retracted=bool(r["retracted"]),
-                            observation=r["observation"], text=r["text"], speaker=r["speaker"], tick=r["tick"])
-            for r in rows
-        ]
+        # As of a position: the rows that bore on it then, retracted or not as they were then (what was said,
+        # and by whom, never changes).
+        then = None if self.as_of is None else {e["id"]: e for e in self._detail(info).evidence}
+        out = []
+        for r in rows:
+            if then is not None and r["evidence"] not in then:
+                continue
+            row = r if then is None else {**r, "weight": then[r["evidence"]]["weight"],
+                                          "retracted": then[r["evidence"]].get("retracted")}
+            out.append(BeliefAssertion(
+                assertion=Assertion.of(r["assertion"], r["evidence"], self.id), evidence=r["evidence"],
+                direction=r["direction"], weight=row["weight"], retracted=bool(row["retracted"]),
+                observation=r["observation"], text=r["text"], speaker=r["speaker"], tick=r["tick"]))
+        return out
 
 
 @strawberry.type(description="One belief of a page and the cursor to resume after it.")
@@ -387,14 +444,39 @@ def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str],
 # ---- reads -------------------------------------------------------------------------------------
 
 
-def read_belief(service: Service, belief_id: str) -> Belief:
+def read_belief(service: Service, belief_id: str, as_of: int | None = None) -> Belief:
     """The belief with its evidence, breakdown and families read at once (one statement); NotFound if
-    there is none."""
+    there is none. `as_of`: the belief as it was at that journal position, from the graph's history
+    (graph_service.history), never a replay; UserError for a position past the head."""
     rows = service.graph.run("belief_detail", {"id": belief_id})
     if not rows:
         raise NotFound(f"id: no belief {belief_id!r}", field="id")
-    belief = Belief.of(rows[0]["belief"])
-    belief.detail = BeliefDetail.of(rows[0])
+    if as_of is None:
+        belief = Belief.of(rows[0]["belief"])
+        belief.detail = BeliefDetail.of(rows[0])
+        return belief
+    head = service.journal.seq
+    if not 0 <= as_of <= head:
+        raise UserError(f"asOf: position {as_of} is not in the journal (0 to its head, {head})", field="asOf")
+    row = rows[0]
+    ids = [belief_id, *(e["props"]["id"] for e in row["evidence"]), *(f["id"] for f in row["families"]),
+           *(version_id(belief_id, v) for v in range(1, row["belief"]["version"] + 1))]
+    histories: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for h in service.graph.run("belief_histories_upto", {"ids": ids, "upto": as_of}):
+        histories.setdefault((h["label"], h["id"]), []).append(h)
+
+    def state_of(label: str, node_id: str) -> dict[str, Any] | None:
+        states = node_states(histories.get((label, node_id), []))
+        if states and any(s.state is None for s in states):
+            raise HistoryMissing(as_of)
+        return states[-1].state if states else None
+
+    props = state_of("Belief", belief_id)
+    if props is None:
+        raise NotFound(f"id: no belief {belief_id!r} at position {as_of}", field="id")
+    belief = Belief.of(props)
+    belief.detail = BeliefDetail.of(row, as_of, state_of)
+    belief.as_of = as_of
     return belief
 
 
@@ -439,8 +521,11 @@ class BeliefQuery:
     @strawberry.field(description="One belief with its evidence, families, versions, breakdown and assertions."
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def belief(self, info: strawberry.Info[Any, Any], id: BeliefId) -> Belief | None:
-        return read_belief(caught_up(info), id)
+    def belief(self, info: strawberry.Info[Any, Any], id: BeliefId,
+               as_of: Annotated[Long | None, strawberry.argument(
+                   description="Answer as of this journal position (0 to the head), from the graph's history: "
+                               "what was believed then and why. Null: now.")] = None) -> Belief | None:
+        return read_belief(caught_up(info), id, as_of)
 
     @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
     @user_errors
