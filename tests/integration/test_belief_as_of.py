@@ -66,3 +66,25 @@ def test_a_belief_as_of_any_position_is_the_replay_s(backend: Backend) -> None:
         assert "is not in the journal" in past["errors"][0]["message"]
     finally:
         service.close()
+
+
+def test_the_readme_s_time_travel_query_answers(client: TestClient) -> None:
+    import re
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2].joinpath("README.md").read_text()
+    query = next(block for block in re.findall(r"```graphql\n(.*?)```", readme, re.S) if "asOf: $n" in block)
+    made = gql(client, 'mutation { createBelief(proposition: "the pump is on", evidence: [{weight: 0.6, '
+                       'family: "ann"}]) { belief { id } } }')["data"]["createBelief"]["belief"]["id"]
+    n = gql(client, "{ head { seq } }")["data"]["head"]["seq"]
+    added = gql(client, 'mutation($b: String!) { addEvidence(belief: $b, evidence: {weight: 0.7, family: "sensor", '
+                        'direction: against}) { belief { id } } }', {"b": made})
+    assert "errors" not in added, added
+    head = gql(client, "{ head { seq } }")["data"]["head"]["seq"]
+    answer = gql(client, query, {"b": made, "node": made, "n": n, "head": head})
+    assert "errors" not in answer, answer
+    data = answer["data"]
+    assert [f["id"] for f in data["then"]["families"]] == ["ann"]
+    assert data["now"]["confidence"] < data["then"]["confidence"]  # the sensor's evidence against came later
+    assert [e["node"]["op"] for e in data["history"]["edges"]][0] == "belief.create"
+    assert data["changes"]["totalCount"] >= 2  # the belief and the new evidence row at least
