@@ -86,5 +86,5 @@ def test_the_readme_s_time_travel_query_answers(client: TestClient) -> None:
     data = answer["data"]
     assert [f["id"] for f in data["then"]["families"]] == ["ann"]
     assert data["now"]["confidence"] < data["then"]["confidence"]  # the sensor's evidence against came later
-    assert [e["node"]["op"] for e in data["history"]["edges"]][0] == "belief.create"
+    assert data["history"]["edges"][0]["node"]["op"] == "belief.create"
     assert data["changes"]["totalCount"] >= 2  # the belief and the new evidence row at least
