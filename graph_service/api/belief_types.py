@@ -198,8 +198,8 @@ class BeliefDetail:
     properties, each row's roots and assertions by row id, and its families (each with its actors and
     its row counts, live rows being those not retracted), ordered by id.
 
-    As of a journal position (`of(row, position, state_of)`): only the edges written by then, each row,
-    family and version as its history says it was then (`state_of(label, id)`)."""
+    As of a journal position (`of(row, position, state_of)`): only the edges written by then, each row
+    and version as its history says it was then (`state_of(label, id)`)."""
 
     latest: dict[str, Any] | None
     evidence: list[dict[str, Any]]
@@ -246,8 +246,8 @@ class BeliefDetail:
         for f in held(row["families"]):
             if f["evidence"] not in present:
                 continue
-            props = now("Family", f["id"], f)
-            family = families.setdefault(f["id"], {"id": f["id"], "kind": props["kind"], "name": props["name"],
+            # A family's kind and name are its id's (beliefs.records.family_props): the same at every position.
+            family = families.setdefault(f["id"], {"id": f["id"], "kind": f["kind"], "name": f["name"],
                                                    "actors": sorted(actors.get(f["id"], ())), "rows": set()})
             family["rows"].add(f["evidence"])
         latest = row["latest"][0] if row["latest"] else None
@@ -459,7 +459,7 @@ def read_belief(service: Service, belief_id: str, as_of: int | None = None) -> B
     if not 0 <= as_of <= head:
         raise UserError(f"asOf: position {as_of} is not in the journal (0 to its head, {head})", field="asOf")
     row = rows[0]
-    ids = [belief_id, *(e["props"]["id"] for e in row["evidence"]), *(f["id"] for f in row["families"]),
+    ids = [belief_id, *(e["props"]["id"] for e in row["evidence"]),
            *(version_id(belief_id, v) for v in range(1, row["belief"]["version"] + 1))]
     histories: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for h in service.graph.run("belief_histories_upto", {"ids": ids, "upto": as_of}):
