@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from graph_service.errors import NotFound, UserError
+
 
 @dataclass(frozen=True)
 class NodeState:
@@ -53,3 +55,29 @@ def state_at(states: list[NodeState], position: int) -> NodeState | None:
             break
         found = state
     return found
+
+
+class HistoryMissing(UserError):
+    """A read as of a position the store's history does not reach (written before history was kept)."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(f"asOf: this store kept no history for what is asked as of position {position} (it was "
+                         "written by a version of the service that did not keep it)", field="asOf")
+
+
+def check_position(position: int, head: int) -> None:
+    """UserError unless `position` is in the journal (0 to its head): a read as of a position past the
+    head is refused, never answered with the present."""
+    if not 0 <= position <= head:
+        raise UserError(f"asOf: position {position} is not in the journal (0 to its head, {head})", field="asOf")
+
+
+def node_as_of(rows: Iterable[dict[str, Any]], position: int, what: str) -> dict[str, Any]:
+    """The node's properties as of `position` from its `node_history` rows; NotFound naming `what` when
+    nothing had written it by then, HistoryMissing when its history does not reach that far."""
+    found = state_at(node_states(rows), position)
+    if found is None:
+        raise NotFound(f"id: no {what} at position {position}", field="id")
+    if found.state is None:
+        raise HistoryMissing(position)
+    return found.state

@@ -32,7 +32,7 @@ from graph_service.api.vocabularies import (
 )
 from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
-from graph_service.history import node_states
+from graph_service.history import HistoryMissing, check_position, node_states
 from graph_service.service import Service
 from graph_service.storage.walks import walk
 
@@ -264,14 +264,6 @@ class BeliefDetail:
         )
 
 
-class HistoryMissing(UserError):
-    """A read as of a position the store's history does not reach (written before history was kept)."""
-
-    def __init__(self, position: int) -> None:
-        super().__init__(f"asOf: this store kept no history for what is asked as of position {position} (it was "
-                         "written by a version of the service that did not keep it)", field="asOf")
-
-
 @strawberry.type(description="A proposition held with an evidence-derived confidence and a status.")
 class Belief(Node):
     id: strawberry.ID = strawberry.field(description="b<seq>.<n>: the n-th belief the entry at seq created.")
@@ -455,9 +447,7 @@ def read_belief(service: Service, belief_id: str, as_of: int | None = None) -> B
         belief = Belief.of(rows[0]["belief"])
         belief.detail = BeliefDetail.of(rows[0])
         return belief
-    head = service.journal.seq
-    if not 0 <= as_of <= head:
-        raise UserError(f"asOf: position {as_of} is not in the journal (0 to its head, {head})", field="asOf")
+    check_position(as_of, service.journal.seq)
     row = rows[0]
     ids = [belief_id, *(e["props"]["id"] for e in row["evidence"]),
            *(version_id(belief_id, v) for v in range(1, row["belief"]["version"] + 1))]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Annotated, Any
 
@@ -15,8 +16,10 @@ from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
+from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
+from graph_service.history import check_position, node_as_of
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
@@ -65,12 +68,26 @@ class Item(Node):
     reconfirm_after: int | None = strawberry.field(description="Store-clock units after its assertion until it "
                                                                "needs re-confirmation; null: never.")
     expires_at: int | None = strawberry.field(description="The store-clock time it expires at; null: never.")
-    stale: bool = strawberry.field(description="Pending flags or the clock ask for re-confirmation.")
-    stale_reasons: list[str] = strawberry.field(description="Why it needs re-confirmation (pending flags, the "
-                                                            "clock); empty when it does not.")
     why: str = strawberry.field(description="Why it has its status, in words; empty when nothing needs saying.")
     uses: int = strawberry.field(description="How many times decisions used it (markUsed).")
     wrong_uses: int = strawberry.field(description="How many of those uses were found wrong.")
+    reasons: strawberry.Private[list[str]] = dataclasses.field(default_factory=list)
+    as_of: strawberry.Private[int | None] = None
+
+    @strawberry.field(description="Pending flags or the clock ask for re-confirmation. Not answered as of a "
+                                  "past position yet (an error says so).")
+    def stale(self) -> bool:
+        return bool(self.stale_reasons())
+
+    @strawberry.field(description="Why it needs re-confirmation (pending flags, the clock); empty when it does "
+                                  "not. Not answered as of a past position yet (an error says so).")
+    def stale_reasons(self) -> list[str]:
+        if self.as_of is not None:
+            # Staleness reads the flags and the store clock of that time, which the graph's history does
+            # not answer yet: refused, never answered with today's.
+            raise UserError("stale: not answered as of a past position yet; ask for it without asOf",
+                            field="stale")
+        return self.reasons
 
     @classmethod
     def of(cls, props: dict[str, Any], stale_reasons: list[str]) -> Item:
@@ -87,7 +104,7 @@ class Item(Node):
             confirmed_at=props.get("confirmed_at"), premises=list(props.get("premises") or []),
             promoted=bool(props.get("promoted")), held_why=props.get("held_why"),
             reconfirm_after=props.get("reconfirm_after"), expires_at=props.get("expires_at"),
-            stale=bool(stale_reasons), stale_reasons=stale_reasons, why=props.get("why") or "",
+            reasons=stale_reasons, why=props.get("why") or "",
             uses=props.get("uses") or 0, wrong_uses=props.get("wrong_uses") or 0,
         )
 
@@ -364,9 +381,18 @@ class KnowledgeQuery:
     @strawberry.field(description="One item by id."
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
-    def item(self, info: strawberry.Info[Any, Any], id: ItemId) -> Item | None:
+    def item(self, info: strawberry.Info[Any, Any], id: ItemId,
+             as_of: Annotated[Long | None, strawberry.argument(
+                 description="Answer as of this journal position (0 to the head), from the graph's history: "
+                             "its status, support and why then. Null: now.")] = None) -> Item | None:
         service = caught_up(info)
-        return _item(service, _props(service, id))
+        if as_of is None:
+            return _item(service, _props(service, id))
+        check_position(as_of, service.journal.seq)
+        props = node_as_of(service.graph.run("node_history", {"id": id}), as_of, f"item {id!r}")
+        item = Item.of(props, [])
+        item.as_of = as_of
+        return item
 
     @strawberry.field(description="Items matching a filter, by id, a page at a time (first ≤ 500).")
     @user_errors
