@@ -28,7 +28,7 @@ from graph_service.knowledge.replay import redecide
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.service import Service
 from graph_service.state import StoreState, replay, status_changes
-from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, walk
+from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, as_of_steps, walk
 
 MAX_WALK_START = 100
 
@@ -250,14 +250,38 @@ def _start(ids: list[str]) -> list[str]:
     return ids
 
 
-def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any) -> list[WalkStep]:
+WalkAsOf = Annotated[Long | None, strawberry.argument(
+    description="Walk as of this journal position (0 to the head): the edges written by then, each item as "
+                "it was then. Null: now.")]
+
+
+def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any, as_of: int | None = None) -> list[WalkStep]:
     service = caught_up(info)
+    if as_of is not None:
+        return _walk_as_of(service, ids, steps, as_of)
     for item_id in _start(ids):
         _props(service, item_id)
     knowledge = service.state.knowledge.items
     return [WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step,
                      item=_item(service, knowledge[r.id].materialise()) if r.id in knowledge else None)
             for r in walk(service.graph, ids, steps)]
+
+
+def _walk_as_of(service: Service, ids: list[str], steps: Any, as_of: int) -> list[WalkStep]:
+    """The walk over the edges written by position `as_of`, each item as its history says it was then."""
+    check_position(as_of, service.journal.seq)
+    for item_id in _start(ids):
+        node_as_of(service.graph.run("node_history", {"id": item_id}), as_of, f"item {item_id!r}")
+    reached = walk(service.graph, ids, as_of_steps(steps), upto=as_of)
+    histories: dict[str, list[dict[str, Any]]] = {}
+    for row in service.graph.run("items_history_upto", {"ids": [r.id for r in reached], "upto": as_of}):
+        histories.setdefault(row["id"], []).append(row)
+    out = []
+    for r in reached:
+        item = Item.of(node_as_of(histories.get(r.id, []), as_of, f"item {r.id!r}"), [])
+        item.as_of = as_of
+        out.append(WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step, item=item))
+    return out
 
 
 def _write(info: strawberry.Info[Any, Any], plan: Any) -> Any:
@@ -418,19 +442,22 @@ class KnowledgeQuery:
 
     @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
     @user_errors
-    def upstream(self, info: strawberry.Info[Any, Any], ids: StartIds) -> list[WalkStep]:
-        return _walk(info, ids, ITEM_UPSTREAM)
+    def upstream(self, info: strawberry.Info[Any, Any], ids: StartIds,
+                 as_of: WalkAsOf = None) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_UPSTREAM, as_of)
 
     @strawberry.field(description="Everything derived from the items, transitively (their premises' dependents). "
                                   "Not all that would change if they went: `impact` answers that.")
     @user_errors
-    def dependents(self, info: strawberry.Info[Any, Any], ids: StartIds) -> list[WalkStep]:
-        return _walk(info, ids, ITEM_DEPENDENTS)
+    def dependents(self, info: strawberry.Info[Any, Any], ids: StartIds,
+                   as_of: WalkAsOf = None) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_DEPENDENTS, as_of)
 
     @strawberry.field(description="The connected component: premise edges both ways and shared keys.")
     @user_errors
-    def component(self, info: strawberry.Info[Any, Any], ids: StartIds) -> list[WalkStep]:
-        return _walk(info, ids, ITEM_COMPONENT)
+    def component(self, info: strawberry.Info[Any, Any], ids: StartIds,
+                  as_of: WalkAsOf = None) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_COMPONENT, as_of)
 
     @strawberry.field(description="What a decision would be given now (nothing is recorded).")
     @user_errors

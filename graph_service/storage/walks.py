@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from graph_service.history import HistoryMissing
 from graph_service.storage.port import GraphPort
 
 
@@ -23,11 +24,14 @@ class Reached:
 
 
 def walk(graph: GraphPort, start: Iterable[str], steps: Sequence[tuple[str, str]],
-         max_depth: int | None = None) -> list[Reached]:
+         max_depth: int | None = None, upto: int | None = None) -> list[Reached]:
     """Breadth-first from `start` over the step queries given as (query name, step label).
 
     Each step query takes `$frontier` (ids) and returns rows `{via, id}`. The start nodes are not
     listed; every other node appears once, at the depth it was first reached (ties by query order).
+    `upto`: the walk as of that journal position, over `as_of_steps` whose rows also say `since`, the
+    position that wrote the edge; later ones are left out, and HistoryMissing is raised for an edge
+    written before the store kept it.
     """
     seen = set(start)
     frontier = sorted(seen)
@@ -38,6 +42,11 @@ def walk(graph: GraphPort, start: Iterable[str], steps: Sequence[tuple[str, str]
         next_frontier: list[str] = []
         for query, label in steps:
             for row in graph.run(query, {"frontier": frontier}):
+                if upto is not None:
+                    if row["since"] is None:
+                        raise HistoryMissing(upto)
+                    if row["since"] > upto:
+                        continue
                 node = row["id"]
                 if node not in seen:
                     seen.add(node)
@@ -54,3 +63,11 @@ ITEM_COMPONENT = (
     ("item_dependents_step", "DERIVED_FROM"),
     ("item_same_key_step", "SAME_KEY"),
 )
+# The same walks as of a position (see `walk`'s `upto`).
+AS_OF_STEPS = {"item_premises_step": "item_premises_step_upto", "item_dependents_step": "item_dependents_step_upto",
+               "item_same_key_step": "item_same_key_step_upto"}
+
+
+def as_of_steps(steps: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """These steps' queries as of a position (KeyError for a step that has none)."""
+    return tuple((AS_OF_STEPS[query], label) for query, label in steps)

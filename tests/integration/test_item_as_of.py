@@ -54,3 +54,74 @@ def test_an_item_as_of_any_position_is_the_replay_s(backend: Backend) -> None:
         assert before["data"]["item"] is None and "at position 0" in before["errors"][0]["message"]
     finally:
         service.close()
+
+
+WALK = """query($ids: [String!]!, $n: Long) {
+  upstream(ids: $ids, asOf: $n) { id depth item { status } }
+  dependents(ids: $ids, asOf: $n) { id depth item { status } }
+  component(ids: $ids, asOf: $n) { id depth } }"""
+
+
+def reference_walk(items: dict[str, object], start: str, upstream: bool, downstream: bool,
+                   same_key: bool) -> set[tuple[str, int]]:
+    """Breadth-first over what a replay holds: every assertion's premises (the graph's DERIVED_FROM edges
+    are never taken back) and same-key competitors."""
+    premises = {i: set(r.premises(live_only=False)) for i, r in items.items()}  # type: ignore[attr-defined]
+    derived: dict[str, set[str]] = {}
+    for item, ps in premises.items():
+        for p in ps:
+            derived.setdefault(p, set()).add(item)
+    by_key: dict[str, set[str]] = {}
+    for item, r in items.items():
+        if r.key is not None:  # type: ignore[attr-defined]
+            by_key.setdefault(r.key, set()).add(item)  # type: ignore[attr-defined]
+    seen, frontier, found, depth = {start}, [start], set(), 0
+    while frontier:
+        depth += 1
+        nxt = []
+        for node in frontier:
+            near: set[str] = set()
+            if upstream:
+                near |= {p for p in premises.get(node, ()) if p in items}
+            if downstream:
+                near |= derived.get(node, set())
+            if same_key and items[node].key is not None:  # type: ignore[attr-defined]
+                near |= by_key[items[node].key] - {node}  # type: ignore[attr-defined]
+            for other in sorted(near - seen):
+                seen.add(other)
+                nxt.append(other)
+                found.add((other, depth))
+        frontier = nxt
+    return found
+
+
+def test_walks_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
+    from benchmarks.service_shape import mix
+
+    service = Service.open(backend.settings())
+    try:
+        for plan in mix(service, 300, 9):
+            service.journal.write("loader", plan)
+        entries = list(service.journal.entries_after(0))
+        head = service.journal.seq
+        client = TestClient(create_app(service.settings, service=service))
+        rng = random.Random(7)
+        walked = 0
+        for position in [*sorted(rng.sample(range(40, head + 1), 5)), head]:
+            then = replay(entries, upto=position).knowledge
+            for start in rng.sample(sorted(then.items), min(12, len(then.items))):
+                got = gql(client, WALK, {"ids": [start], "n": position})
+                assert "errors" not in got, (position, start, got)
+                data = got["data"]
+                assert {(s["id"], s["depth"]) for s in data["upstream"]} == \
+                    reference_walk(then.items, start, True, False, True), (position, start)
+                assert {(s["id"], s["depth"]) for s in data["dependents"]} == \
+                    reference_walk(then.items, start, False, True, False), (position, start)
+                assert {(s["id"], s["depth"]) for s in data["component"]} == \
+                    reference_walk(then.items, start, True, True, True), (position, start)
+                for step in data["upstream"] + data["dependents"]:
+                    assert step["item"]["status"] == then.items[step["id"]].status, (position, step)
+                walked += len(data["component"])
+        assert walked > 100  # the walks reached far at many positions
+    finally:
+        service.close()
