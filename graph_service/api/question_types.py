@@ -178,8 +178,11 @@ Answered = Annotated[bool | None, strawberry.argument(description="true: only an
 @strawberry.type
 class QuestionQuery:
     @strawberry.field(description="Every open target ranked as the fallback would rank it, with its question "
-                                  "(nothing is written).")
-    def open_questions(self, info: strawberry.Info[Any, Any]) -> list[OpenQuestion]:
+                                  "(nothing is written), a page at a time (first ≤ 500). The ranking moves as "
+                                  "the store does, so a cursor names a place in this ranking, not a target.")
+    @user_errors
+    def open_questions(self, info: strawberry.Info[Any, Any], first: First = None,
+                       after: After = None) -> Connection[OpenQuestion]:
         service = caught_up(info)
         state = service.state
         candidates = {c.id: c for c in TargetView(state.knowledge, state.questions).candidates()}
@@ -190,7 +193,7 @@ class QuestionQuery:
             found.append(OpenQuestion(target=c.id, target_kind=c.kind, subject=c.subject, parent=c.parent,
                                       text=formulate(c), score=ScoreBreakdown.of(s),
                                       asked=pending.id if pending else None))
-        return found
+        return paged("open", list(enumerate(found, 1)), first, after)
 
     @strawberry.field(description="Questions in the order asked, a page at a time (first ≤ 500); answered: "
                                   "only answered (true) or open (false).")

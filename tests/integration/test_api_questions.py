@@ -254,7 +254,8 @@ def test_the_fallback_is_the_same_whatever_order_the_store_was_built_in(backend:
 
 
 def test_open_questions_ranks_every_open_target_and_writes_nothing(client: TestClient) -> None:
-    assert data(client, "{ openQuestions { target } }")["openQuestions"] == []
+    assert data(client, "{ openQuestions { totalCount edges { node { target } } } }")["openQuestions"] == {
+        "totalCount": 0, "edges": []}
     before = head(client)
     nothing = next_question(client, preferred="anything")
     assert head(client) == before
@@ -264,7 +265,12 @@ def test_open_questions_ranks_every_open_target_and_writes_nothing(client: TestC
     decision = office_move(client)
     asked = next_question(client)
     before = head(client)
-    found = data(client, f"{{ openQuestions {{ target targetKind subject text asked score {{ {SCORE} }} }} }}")
+    found = data(client, f"{{ openQuestions {{ totalCount edges {{ node {{ target targetKind subject text asked "
+                         f"score {{ {SCORE} }} }} }} }} }}")
+    assert found["openQuestions"]["totalCount"] == 2
+    found = {"openQuestions": [e["node"] for e in found["openQuestions"]["edges"]]}
+    page = data(client, "{ openQuestions(first: 1) { edges { node { target } } pageInfo { hasNextPage } } }")
+    assert page["openQuestions"]["pageInfo"]["hasNextPage"] and len(page["openQuestions"]["edges"]) == 1
     assert head(client) == before
     assert [(q["target"], q["asked"]) for q in found["openQuestions"]] == [(decision, asked["id"]), (dispute, None)]
     assert found["openQuestions"][1]["subject"] == "door colour"
@@ -316,7 +322,8 @@ def test_answering_a_stale_item_confirms_it(client: TestClient) -> None:
     assert {(c["id"], c["before"], c["after"]) for c in done["changes"]} == {(item, "hypothesis", "active")}
     shown = data(client, "query($i: String!) { item(id: $i) { status stale source } }", {"i": item})["item"]
     assert shown == {"status": "active", "stale": False, "source": "person"}
-    assert data(client, "{ openQuestions { target } }")["openQuestions"] == []
+    assert data(client, "{ openQuestions { totalCount edges { node { target } } } }")["openQuestions"] == {
+        "totalCount": 0, "edges": []}
 
 
 def test_a_stale_item_no_longer_true_is_retired_and_its_new_value_recorded(client: TestClient) -> None:
