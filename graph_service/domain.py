@@ -17,10 +17,12 @@ from graph_service.projection import Projection
 
 @dataclass(frozen=True)
 class Draft:
-    """An entry to append: its operation name and plain-JSON payload."""
+    """An entry to append: its operation name and plain-JSON payload. `changes_graph=False` promises that
+    applying it projects nothing (a note), so its append also moves the projected position."""
 
     op: str
     payload: dict[str, Any] = field(default_factory=dict)
+    changes_graph: bool = True
 
 
 @dataclass

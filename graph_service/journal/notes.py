@@ -15,7 +15,7 @@ def plan_note(text: str) -> Draft:
         raise UserError("text must be a non-empty string", field="text")
     if len(text) > MAX_NOTE_CHARS:
         raise UserError(f"text is {len(text)} characters; at most {MAX_NOTE_CHARS} are accepted", field="text")
-    return Draft("note", {"text": text})
+    return Draft("note", {"text": text}, changes_graph=False)
 
 
 class NoteDomain:

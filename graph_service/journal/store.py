@@ -247,9 +247,13 @@ class Journal:
                     return
                 self._apply_and_project(entry)
 
-    def _apply_and_project(self, entry: Entry) -> None:
+    def _apply_and_project(self, entry: Entry, promised_empty: bool = False) -> None:
         self.seq, self.hash = entry.seq, entry.hash
         applied = self._apply(entry)
+        if promised_empty and (applied.projection.nodes or applied.projection.edges):
+            # The append already moved the projected position past it: a programming error in a planner.
+            raise RuntimeError(f"journal entry {entry.seq} ({entry.op}) was planned as changing nothing in the "
+                               "graph but its projection writes nodes or edges")
         self._pending_results[entry.seq] = applied.result
         if len(self._pending_results) > 64:  # results are for the writer that waits on them
             self._pending_results.pop(min(self._pending_results))
@@ -318,7 +322,7 @@ class Journal:
                         raise
                     continue
                 if role is not None:
-                    draft = Draft(draft.op, {**draft.payload, AUTHOR_KEY: {"role": role}})
+                    draft = Draft(draft.op, {**draft.payload, AUTHOR_KEY: {"role": role}}, draft.changes_graph)
                 payload_text = storable_payload(draft.payload, by)
                 if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
                     raise UserError(
@@ -326,9 +330,9 @@ class Journal:
                         field="payload",
                     )
                 entry = self._sealed(draft.op, by, draft.payload)
-                if self._append(entry, payload_text, once) or self._landed(entry):
+                if self._append(entry, payload_text, once, projected=not draft.changes_graph) or self._landed(entry):
                     self.frontier.advance(entry.seq, [bytes.fromhex(h) for h in entry.tree])
-                    self._apply_and_project(entry)
+                    self._apply_and_project(entry, promised_empty=not draft.changes_graph)
                     if once is not None:
                         once.written = entry.seq
                     return WriteResult(entry, self._pending_results.pop(entry.seq))
@@ -483,14 +487,20 @@ class Journal:
         if once.written is not None:
             self.graph.run("entry_keep_answer", {"seq": once.written, "key": once.key, "answer": answer})
 
-    def _append(self, entry: Entry, payload_text: str, once: WriteOnce | None = None) -> bool:
+    def _append(self, entry: Entry, payload_text: str, once: WriteOnce | None = None, *,
+                projected: bool = False) -> bool:
+        """Append with compare-and-set; `projected`: the entry changes nothing in the graph, so the same
+        statement moves the projected position past it (when the graph holds everything before it)."""
         stored = self._stored(entry, payload_text)
         if once is not None:  # beside the entry, outside its hash: the same atomic append keeps it
             stored.update(idem=once.key, idem_request=once.request)
+        query = "append_entry_projected" if projected else "append_entry"
         try:
-            rows = self.graph.run("append_entry", {"prev": entry.prev, "seq": entry.seq, "entry": stored})
+            rows = self.graph.run(query, {"prev": entry.prev, "seq": entry.seq, "entry": stored})
         except ConstraintViolation:
             return False
+        if rows and projected and rows[0].get("projected") == entry.seq:
+            self._projected = entry.seq
         return bool(rows)
 
     # --- checking -------------------------------------------------------------------------

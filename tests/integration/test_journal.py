@@ -253,3 +253,44 @@ def test_concurrent_appends_never_write_a_stale_head(backend: Backend, graph: Gr
     head = journal.stored_head()
     assert (head["seq"], head["hash"], head["projected"]) == (180, entries[-1].hash, 180)
     assert journal.verify().ok
+
+
+def test_a_note_is_one_statement_that_appends_and_moves_the_projected_position(graph: GraphPort) -> None:
+    journal = open_journal(graph)
+    journal.write("ann", lambda: plan_note("first"))
+    ran: list[str] = []
+    real = graph.run
+
+    def counting(name: str, params: dict | None = None) -> list:  # type: ignore[type-arg]
+        ran.append(name)
+        return real(name, params)
+
+    graph.run = counting  # type: ignore[method-assign]
+    try:
+        journal.write("ann", lambda: plan_note("second"))
+    finally:
+        graph.run = real  # type: ignore[method-assign]
+    assert ran == ["append_entry_projected"]
+    head = journal.stored_head()
+    assert (head["seq"], head["projected"]) == (2, 2)
+
+
+def test_a_draft_that_promises_no_graph_change_but_projects_is_refused_loudly(graph: GraphPort) -> None:
+    from graph_service.domain import Applied, Draft
+    from graph_service.projection import Projection
+
+    class Lying:
+        def handles(self, op: str) -> bool:
+            return op == "lie"
+
+        def reset(self) -> None:
+            pass
+
+        def apply(self, entry: object) -> Applied:
+            projection = Projection()
+            projection.node("Item", "k-lie", status="active")
+            return Applied(projection)
+
+    journal = Journal(graph, [Lying()]).open()
+    with pytest.raises(RuntimeError, match="planned as changing nothing in the graph"):
+        journal.write("ann", lambda: Draft("lie", {}, changes_graph=False))
