@@ -237,21 +237,45 @@ def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
     return found
 
 
-def _cycle_through(state: KnowledgeState, order: Order, unit: str) -> bool:
+def _cycle_through(
+    state: KnowledgeState, order: Order, unit: str, window: tuple[int, int] | None = None,
+    loose: frozenset[str] | set[str] = frozenset(),
+) -> bool:
     """Whether a cycle through `unit` (not released) stays within units learned after its done time
-    and done before its first position (units never scheduled count as within)."""
-    low, high = order.time[unit], order.first[unit]
-    seen = {unit}
-    work = [unit]
-    while work:
-        for v in successors(state, work.pop()):
-            if v == unit:
+    and done before its first position (units never scheduled, and those in `loose`, count as
+    within). `window` replaces (done time, first position) when the unit's are about to change.
+
+    Such a cycle exists iff some path leaves `unit` forward through units within and comes back, so
+    both searches below (forward by `successors`, backward by `predecessors`, its exact mirror) find
+    `unit` again if either is run to the end. They take turns, one unit each, and stop as soon as one
+    side meets what the other reached (a cycle), or one side runs out without meeting (none: run to
+    its end it would have found `unit`, which both sides hold from the start): the cost is about the
+    smaller of what is reachable forward and backward, not the whole downstream of an old unit.
+    """
+    low, high = window if window is not None else (order.time[unit], order.first[unit])
+
+    def within(v: str) -> bool:
+        f = order.first.get(v)
+        return f is None or v in loose or (f > low and order.time[v] < high)
+
+    # Each side holds `unit` and the units within reached from it; meeting either is a cycle.
+    ahead, behind = {unit}, {unit}
+    forward, backward = [unit], [unit]
+    while forward and backward:
+        for v in successors(state, forward.pop()):
+            if v in behind:
                 return True
-            if v in seen:
-                continue
-            seen.add(v)
-            if v not in order.first or (order.first[v] > low and order.time[v] < high):
-                work.append(v)
+            if v not in ahead and within(v):
+                ahead.add(v)
+                forward.append(v)
+        if not forward:
+            break
+        for v in predecessors(state, backward.pop()):
+            if v in ahead:
+                return True
+            if v not in behind and within(v):
+                behind.add(v)
+                backward.append(v)
     return False
 
 
