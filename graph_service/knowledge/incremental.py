@@ -292,17 +292,23 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     runs through a new edge into a changed unit u not released (a released one cannot rise): none
     exists if no cycle through u stays within units learned after u's old time and done before u's
     first position (`_cycle_through`). A new unit nothing depends on is decided after its
-    predecessors. Otherwise the done times of everything downstream of the units that failed that
-    check are recomputed (`done_times`), the rest fixed.
+    predecessors. Where that check fails, the times are settled around the units whose times change
+    (`_settle`, exact as its docstring says); where a cycle through a unit within its window may carry
+    a time up, the done times of everything downstream of the units that failed are recomputed
+    (`done_times`), the rest fixed.
     """
     out = Schedule()
     failing: set[str] = set()
+    # A cycle through a failing unit may rise: only the whole downstream recomputation is exact then.
+    cyclic = False
+    firsts: dict[str, int] = {}
     for u in sorted(changed):
         first = first_learned(state, u)
         if first is None:
             if u in order.first:
                 out.gone.add(u)
             continue
+        firsts[u] = first
         preds = predecessors(state, u)
         if any(p not in order.time and p not in changed for p in preds):
             return None
@@ -315,11 +321,21 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
             else:
                 out.time[u], out.first[u] = min(first, latest), first
             continue
-        solves = order.first[u] == first and min(first, latest) == order.time[u]
-        if not solves or (order.time[u] != first and _cycle_through(state, order, u)):
+        if order.first[u] != first or min(first, latest) != order.time[u]:
             failing.add(u)
+        elif order.time[u] != first and _cycle_through(state, order, u):
+            failing.add(u)
+            cyclic = True
     if not failing:
         return out
+    if not cyclic:
+        settled = _settle(state, order, changed, firsts, failing)
+        if settled is not None:
+            times, recomputed = settled
+            out.time.update(times)
+            out.first.update({u: firsts[u] if u in firsts else order.first[u] for u in times})
+            out.recomputed = recomputed
+            return out
     region = downstream(state, failing)
     outside: dict[str, int] = {}
     for u in region:
@@ -334,6 +350,107 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     out.gone |= {u for u in region if u not in first and u in order.first}
     out.recomputed = len(region)
     return out
+
+
+def _settle(
+    state: KnowledgeState, order: Order, changed: set[str], firsts: Mapping[str, int], failing: set[str]
+) -> tuple[dict[str, int], int] | None:
+    """The new done times, found around the units whose times change: each unit's whose time
+    changed, each live changed unit's and each new unit's, and how many units were looked at; None
+    when that cannot be shown (a cycle that may carry a time up, a unit never scheduled), so the
+    caller recomputes the whole downstream. `firsts`: the live changed units' new first positions.
+
+    Why it is exact (Y: the new greatest solution; X: the times being built, the old ones at first).
+    New units start at their greatest solution among themselves with the rest held at X. (1) Raise:
+    while some unit u has min(first(u), max X(pred)) > X(u), raise X(u) to it; only changed units,
+    successors of new units and successors of raised units can, every other equation being old and
+    solved by the old times. Then no equation is above X, and X is at or above the old times.
+    (2) Check that no changed or new unit w below its first position has a cycle through it within
+    units learned after X(w) and done before first(w), counting units never scheduled and those whose
+    first position moved as within (`_cycle_through`; old times are at most X, so it finds at least
+    those cycles). Then Y <= X: were some Y(u) > X(u), (1) gives a predecessor p with Y(p) >= Y(u) >
+    X(p), and following them ends on a cycle of units all at one value c with old time <= X < c <=
+    first; with no new edge or unit on it, raising the old times to c there would solve the old
+    system above its greatest solution; so it runs into a changed or new unit, which (2) rules out.
+    (3) Lower: from X, lowering one unit at a time to its equation's value stays at or above Y (the
+    equations are monotone and Y solves them) and ends where every equation holds: a solution at or
+    above the greatest one, so Y itself. Only units whose time rises or falls, and their successors,
+    are looked at.
+    """
+    fresh = [u for u in sorted(firsts) if u not in order.first]
+    moved = {u for u in firsts if u in order.first and order.first[u] != firsts[u]}
+    x: dict[str, int] = {}
+    looked: set[str] = set()
+    missing = False
+
+    def first_of(u: str) -> int:
+        return firsts[u] if u in firsts else order.first[u]
+
+    def time_of(u: str) -> int:
+        nonlocal missing
+        if u in x:
+            return x[u]
+        if u in order.time:
+            return order.time[u]
+        missing = True
+        return BEFORE
+
+    def equation(u: str) -> int:
+        looked.add(u)
+        return min(first_of(u), max((time_of(p) for p in predecessors(state, u)), default=BEFORE))
+
+    # New units: from their first positions down to their greatest solution with the rest held
+    # (a write adds few, so repeated sweeps are cheap).
+    for u in fresh:
+        x[u] = firsts[u]
+    lowered = True
+    while lowered:
+        lowered = False
+        for u in fresh:
+            t = equation(u)
+            if t < x[u]:
+                x[u], lowered = t, True
+    # (1) Raise until no equation is above X.
+    work = [u for u in firsts if u in order.first]
+    for u in fresh:
+        work += successors(state, u)
+    visited = set(work)
+    while work:
+        u = work.pop()
+        t = equation(u)
+        if missing:
+            return None
+        if t > time_of(u):
+            x[u] = t
+            for v in successors(state, u):
+                visited.add(v)
+                work.append(v)
+    # (2) A changed unit that passed was checked with the old windows, which hold at least the new
+    # ones (its time only rose) while no first position moved.
+    for u in sorted(firsts):
+        rechecked = u in failing or u not in order.first or bool(moved)
+        if rechecked and time_of(u) < firsts[u] and _cycle_through(state, order, u, (time_of(u), firsts[u]), moved):
+            return None
+    # (3) Lower, smallest value first (so each unit is mostly lowered once): only units (1) looked
+    # at or whose predecessors fall can have an equation below X.
+    heap = [(equation(u), u) for u in sorted(visited)]
+    heap = [(t, u) for t, u in heap if t < time_of(u)]
+    heapq.heapify(heap)
+    while heap:
+        _, u = heapq.heappop(heap)
+        t = equation(u)
+        if t >= time_of(u):
+            continue
+        x[u] = t
+        for v in successors(state, u):
+            tv = equation(v)
+            if tv < time_of(v):
+                heapq.heappush(heap, (tv, v))
+    if missing:
+        return None
+    times = {u: t for u, t in x.items() if order.time.get(u) != t}
+    times.update({u: time_of(u) for u in firsts})
+    return times, len(looked)
 
 
 def evaluate_unit(

@@ -512,3 +512,38 @@ def test_the_schedule_after_every_write_is_the_exact_one(rng: Any, subjects: int
         cyclic_step(shim, rng, subjects)  # type: ignore[arg-type]
         exact_schedule(state)
     assert state.order.whole_evaluations == 0
+
+
+def test_key_cycle_histories_settle_rises_and_falls_locally(monkeypatch: Any) -> None:
+    # The schedule property above must meet what `_settle` is about: done times that rise and that
+    # fall around a write, settled without the whole downstream, and writes it leaves to that.
+    import random
+
+    from graph_service.knowledge import incremental
+
+    seen = {"rose": 0, "fell": 0, "whole downstream": 0}
+    settle = incremental._settle
+
+    def counting(state: KnowledgeState, order: Order, *rest: Any) -> Any:
+        got = settle(state, order, *rest)
+        if got is None:
+            seen["whole downstream"] += 1
+            return got
+        for u, t in got[0].items():
+            old = order.time.get(u)
+            if old is not None and t > old:
+                seen["rose"] += 1
+            if old is not None and t < old:
+                seen["fell"] += 1
+        return got
+
+    monkeypatch.setattr(incremental, "_settle", counting)
+    for seed in range(60):
+        state = KnowledgeState(GATES)
+        journal = Journal(state)
+        shim = type("Shim", (), {"inc": state, "write": staticmethod(journal.write)})()
+        rng = random.Random(seed)
+        for _ in range(80):
+            cyclic_step(shim, rng, 2 + seed % 3)  # type: ignore[arg-type]
+            exact_schedule(state)
+    assert seen["rose"] > 20 and seen["fell"] > 20 and seen["whole downstream"] > 0, seen
