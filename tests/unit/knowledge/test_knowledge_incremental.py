@@ -521,12 +521,14 @@ def test_the_schedule_after_every_write_is_the_exact_one(rng: Any, subjects: int
 
 def test_key_cycle_histories_settle_rises_and_falls_locally(monkeypatch: Any) -> None:
     # The schedule property above must meet what `_settle` is about: done times that rise and that
-    # fall around a write, settled without the whole downstream, and writes it leaves to that.
+    # fall around a write, writes with a cycle that may carry a time up (settled by solving what
+    # reaches the unit within its window), all without the whole downstream, and writes it leaves
+    # to that.
     import random
 
     from graph_service.knowledge import incremental
 
-    seen = {"rose": 0, "fell": 0, "whole downstream": 0}
+    seen = {"rose": 0, "fell": 0, "cyclic": 0, "whole downstream": 0}
     settle = incremental._settle
 
     def counting(state: KnowledgeState, order: Order, *rest: Any) -> Any:
@@ -534,6 +536,7 @@ def test_key_cycle_histories_settle_rises_and_falls_locally(monkeypatch: Any) ->
         if got is None:
             seen["whole downstream"] += 1
             return got
+        seen["cyclic"] += bool(rest[-1])
         for u, t in got[0].items():
             old = order.time.get(u)
             if old is not None and t > old:
@@ -551,4 +554,4 @@ def test_key_cycle_histories_settle_rises_and_falls_locally(monkeypatch: Any) ->
         for _ in range(80):
             cyclic_step(shim, rng, 2 + seed % 3)  # type: ignore[arg-type]
             exact_schedule(state)
-    assert seen["rose"] > 20 and seen["fell"] > 20 and seen["whole downstream"] > 0, seen
+    assert seen["rose"] > 20 and seen["fell"] > 20 and seen["cyclic"] > 20 and seen["whole downstream"] > 0, seen
