@@ -237,21 +237,45 @@ def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
     return found
 
 
-def _cycle_through(state: KnowledgeState, order: Order, unit: str) -> bool:
+def _cycle_through(
+    state: KnowledgeState, order: Order, unit: str, window: tuple[int, int] | None = None,
+    loose: frozenset[str] | set[str] = frozenset(),
+) -> bool:
     """Whether a cycle through `unit` (not released) stays within units learned after its done time
-    and done before its first position (units never scheduled count as within)."""
-    low, high = order.time[unit], order.first[unit]
-    seen = {unit}
-    work = [unit]
-    while work:
-        for v in successors(state, work.pop()):
-            if v == unit:
+    and done before its first position (units never scheduled, and those in `loose`, count as
+    within). `window` replaces (done time, first position) when the unit's are about to change.
+
+    Such a cycle exists iff some path leaves `unit` forward through units within and comes back, so
+    both searches below (forward by `successors`, backward by `predecessors`, its exact mirror) find
+    `unit` again if either is run to the end. They take turns, one unit each, and stop as soon as one
+    side meets what the other reached (a cycle), or one side runs out without meeting (none: run to
+    its end it would have found `unit`, which both sides hold from the start): the cost is about the
+    smaller of what is reachable forward and backward, not the whole downstream of an old unit.
+    """
+    low, high = window if window is not None else (order.time[unit], order.first[unit])
+
+    def within(v: str) -> bool:
+        f = order.first.get(v)
+        return f is None or v in loose or (f > low and order.time[v] < high)
+
+    # Each side holds `unit` and the units within reached from it; meeting either is a cycle.
+    ahead, behind = {unit}, {unit}
+    forward, backward = [unit], [unit]
+    while forward and backward:
+        for v in successors(state, forward.pop()):
+            if v in behind:
                 return True
-            if v in seen:
-                continue
-            seen.add(v)
-            if v not in order.first or (order.first[v] > low and order.time[v] < high):
-                work.append(v)
+            if v not in ahead and within(v):
+                ahead.add(v)
+                forward.append(v)
+        if not forward:
+            break
+        for v in predecessors(state, backward.pop()):
+            if v in ahead:
+                return True
+            if v not in behind and within(v):
+                behind.add(v)
+                backward.append(v)
     return False
 
 
@@ -268,17 +292,22 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     runs through a new edge into a changed unit u not released (a released one cannot rise): none
     exists if no cycle through u stays within units learned after u's old time and done before u's
     first position (`_cycle_through`). A new unit nothing depends on is decided after its
-    predecessors. Otherwise the done times of everything downstream of the units that failed that
-    check are recomputed (`done_times`), the rest fixed.
+    predecessors. Where that check fails, the times are settled around the units whose times change
+    (`_settle`, exact as its docstring says); where it cannot show that, the done times of everything
+    downstream of the units that failed are recomputed (`done_times`), the rest fixed.
     """
     out = Schedule()
     failing: set[str] = set()
+    # Changed units solving their equations with a cycle through them that may carry their time up.
+    cyclic: set[str] = set()
+    firsts: dict[str, int] = {}
     for u in sorted(changed):
         first = first_learned(state, u)
         if first is None:
             if u in order.first:
                 out.gone.add(u)
             continue
+        firsts[u] = first
         preds = predecessors(state, u)
         if any(p not in order.time and p not in changed for p in preds):
             return None
@@ -291,10 +320,19 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
             else:
                 out.time[u], out.first[u] = min(first, latest), first
             continue
-        solves = order.first[u] == first and min(first, latest) == order.time[u]
-        if not solves or (order.time[u] != first and _cycle_through(state, order, u)):
+        if order.first[u] != first or min(first, latest) != order.time[u]:
             failing.add(u)
+        elif order.time[u] != first and _cycle_through(state, order, u):
+            failing.add(u)
+            cyclic.add(u)
     if not failing:
+        return out
+    settled = _settle(state, order, changed, firsts, failing, cyclic)
+    if settled is not None:
+        times, recomputed = settled
+        out.time.update(times)
+        out.first.update({u: firsts[u] if u in firsts else order.first[u] for u in times})
+        out.recomputed = recomputed
         return out
     region = downstream(state, failing)
     outside: dict[str, int] = {}
@@ -310,6 +348,171 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     out.gone |= {u for u in region if u not in first and u in order.first}
     out.recomputed = len(region)
     return out
+
+
+def _behind(state: KnowledgeState, order: Order, unit: str, loose: set[str]) -> set[str]:
+    """`unit` and every unit reaching it by `successors` through units within its window: learned
+    after its done time and done before its first position (units never scheduled, and those in
+    `loose`, count as within), as in `_cycle_through`. Every cycle through it within its window lies
+    in this set."""
+    low, high = order.time[unit], order.first[unit]
+    found = {unit}
+    work = [unit]
+    while work:
+        for v in predecessors(state, work.pop()):
+            if v in found:
+                continue
+            f = order.first.get(v)
+            if f is None or v in loose or (f > low and order.time[v] < high):
+                found.add(v)
+                work.append(v)
+    return found
+
+
+def _settle(
+    state: KnowledgeState,
+    order: Order,
+    changed: set[str],
+    firsts: Mapping[str, int],
+    failing: set[str],
+    cyclic: set[str],
+) -> tuple[dict[str, int], int] | None:
+    """The new done times, found around the units whose times change: each unit's whose time
+    changed, each live changed unit's and each new unit's, and how many units were looked at; None
+    when that cannot be shown (a falling unit where a cycle may carry times up, a unit never
+    scheduled), so the caller recomputes the whole downstream. `firsts`: the live changed units' new
+    first positions; `cyclic`: changed units that solve their equations at their old times with a
+    cycle through them within their windows (`_cycle_through`).
+
+    Why it is exact (Y: the new greatest solution; X: the times being built, the old ones at first).
+    New units start at their greatest solution among themselves with the rest held at X. R: the
+    units reaching a cyclic unit within its window (`_behind`), solved together (`done_times`) with
+    the rest held at X, again whenever a predecessor outside R rises. R's old units solve their new
+    equations at or above their old times (else None), so the old times are below R's greatest
+    solution and X stays at or above the old times. (1) Raise: while some unit u outside R has
+    min(first(u), max X(pred)) > X(u), raise X(u) to it; only changed units, successors of new units
+    and successors of raised units can, every other equation being old and solved by the old times.
+    Then no equation is above X, and X is at or above the old times. (2) Check that no changed or new
+    unit w outside `cyclic` below its first position has a cycle through it within units learned
+    after X(w) and done before first(w), counting units never scheduled and those whose first
+    position moved as within (`_cycle_through`; old times are at most X, so it finds at least those
+    cycles). Then Y <= X: were some Y(u) > X(u), (1) gives a predecessor p with Y(p) >= Y(u) > X(p),
+    and following them ends on a cycle C of units all at one value c with old time <= X < c <= first.
+    With no new edge or unit on it, raising the old times to c there would solve the old system above
+    its greatest solution; so it runs into a changed or new unit. (2) rules out one outside `cyclic`;
+    through a cyclic unit, C lies within its window (X there is at or above the old time), so in R,
+    and raising X to c on C would solve R's system above its greatest solution. (3) Lower: from X,
+    lowering one unit at a time to its equation's value stays at or above Y (the equations are
+    monotone and Y solves them) and ends where every equation holds: a solution at or above the
+    greatest one, so Y itself. Only units whose time rises or falls, their successors and R are
+    looked at.
+    """
+    fresh = [u for u in sorted(firsts) if u not in order.first]
+    moved = {u for u in firsts if u in order.first and order.first[u] != firsts[u]}
+    x: dict[str, int] = {}
+    looked: set[str] = set()
+    missing = False
+
+    def first_of(u: str) -> int:
+        return firsts[u] if u in firsts else order.first[u]
+
+    def time_of(u: str) -> int:
+        nonlocal missing
+        if u in x:
+            return x[u]
+        if u in order.time:
+            return order.time[u]
+        missing = True
+        return BEFORE
+
+    def equation(u: str) -> int:
+        looked.add(u)
+        return min(first_of(u), max((time_of(p) for p in predecessors(state, u)), default=BEFORE))
+
+    # New units: from their first positions down to their greatest solution with the rest held
+    # (a write adds few, so repeated sweeps are cheap).
+    for u in fresh:
+        x[u] = firsts[u]
+    lowered = True
+    while lowered:
+        lowered = False
+        for u in fresh:
+            t = equation(u)
+            if t < x[u]:
+                x[u], lowered = t, True
+    region: set[str] = set()
+    for u in sorted(cyclic):
+        region |= _behind(state, order, u, moved)
+    for u in region:
+        if u in order.first and (u in moved or (u in changed and equation(u) < order.time[u])):
+            return None
+    if missing:
+        return None
+    # (1) Raise until no equation is above X, solving R whenever what it reads from outside rose.
+    work = [u for u in firsts if u in order.first and u not in region]
+    for u in fresh:
+        work += [v for v in successors(state, u) if v not in region]
+    visited = set(work)
+    solve = bool(region)
+    while solve or work:
+        if solve:
+            solve = False
+            outside: dict[str, int] = {}
+            for u in region:
+                looked.add(u)
+                for p in predecessors(state, u):
+                    if p not in region:
+                        outside[p] = time_of(p)
+            if missing:
+                return None
+            solved, _ = done_times(state, region, outside)
+            for u, t in solved.items():
+                if t != time_of(u):
+                    x[u] = t
+                    visited.add(u)
+                    for v in successors(state, u):
+                        if v not in region:
+                            visited.add(v)
+                            work.append(v)
+        while work:
+            u = work.pop()
+            t = equation(u)
+            if missing:
+                return None
+            if t > time_of(u):
+                x[u] = t
+                for v in successors(state, u):
+                    if v in region:
+                        solve = True
+                    else:
+                        visited.add(v)
+                        work.append(v)
+    # (2) A changed unit that passed was checked with the old windows, which hold at least the new
+    # ones (its time only rose) while no first position moved.
+    for u in sorted(firsts):
+        rechecked = (u in failing and u not in cyclic) or u not in order.first or bool(moved)
+        if rechecked and time_of(u) < firsts[u] and _cycle_through(state, order, u, (time_of(u), firsts[u]), moved):
+            return None
+    # (3) Lower, smallest value first (so each unit is mostly lowered once): only units (1) looked
+    # at or whose predecessors fall can have an equation below X.
+    heap = [(equation(u), u) for u in sorted(visited | region)]
+    heap = [(t, u) for t, u in heap if t < time_of(u)]
+    heapq.heapify(heap)
+    while heap:
+        _, u = heapq.heappop(heap)
+        t = equation(u)
+        if t >= time_of(u):
+            continue
+        x[u] = t
+        for v in successors(state, u):
+            tv = equation(v)
+            if tv < time_of(v):
+                heapq.heappush(heap, (tv, v))
+    if missing:
+        return None
+    times = {u: t for u, t in x.items() if order.time.get(u) != t}
+    times.update({u: time_of(u) for u in firsts})
+    return times, len(looked)
 
 
 def evaluate_unit(
