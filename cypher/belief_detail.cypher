@@ -4,9 +4,13 @@
 // stands for. Each carries the position that first wrote its edge (`since`, for reads as of a
 // position). Flat lists, joined by the caller: FalkorDB returns null for a pattern comprehension
 // nested in another, and each comprehension has variables of its own (FalkorDB 4.16 confused ones
-// reused between them). No rows when no belief has this id.
+// reused between them). With the journal's head and projected position: a reader whose graph is
+// behind the journal (a writer between its append and its projection) catches up and reads again.
+// No rows when no belief has this id.
 MATCH (b:Belief {id: $id})
-RETURN properties(b) AS belief,
+MATCH (h:Head {id: 'journal'})
+RETURN h.seq AS head, h.projected AS projected,
+       properties(b) AS belief,
        [(v:BeliefVersion)-[:VERSION_OF]->(b) WHERE v.version = b.version | properties(v)] AS latest,
        [(e:Evidence)-[eb:BEARS_ON]->(b) | {props: properties(e), since: eb.since_seq}] AS evidence,
        [(b)<-[:BEARS_ON]-(re:Evidence)-[rr:ROOTED_IN]->(r) |

@@ -437,17 +437,22 @@ def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str],
 
 
 def read_belief(service: Service, belief_id: str, as_of: int | None = None) -> Belief:
-    """The belief with its evidence, breakdown and families read at once (one statement); NotFound if
-    there is none. `as_of`: the belief as it was at that journal position, from the graph's history
+    """The belief with its evidence, breakdown and families read at once: one statement, from the graph,
+    which holds every entry's projection when its projected position is the head (else this process
+    catches up first, projecting what is missing, and reads again); NotFound if there is none.
+    `as_of`: the belief as it was at that journal position, from the graph's history
     (graph_service.history), never a replay; UserError for a position past the head."""
     rows = service.graph.run("belief_detail", {"id": belief_id})
+    if not rows or rows[0]["projected"] < rows[0]["head"]:
+        service.journal.catch_up()
+        rows = service.graph.run("belief_detail", {"id": belief_id})
     if not rows:
         raise NotFound(f"id: no belief {belief_id!r}", field="id")
     if as_of is None:
         belief = Belief.of(rows[0]["belief"])
         belief.detail = BeliefDetail.of(rows[0])
         return belief
-    check_position(as_of, service.journal.seq)
+    check_position(as_of, rows[0]["head"])
     row = rows[0]
     ids = [belief_id, *(e["props"]["id"] for e in row["evidence"]),
            *(version_id(belief_id, v) for v in range(1, row["belief"]["version"] + 1))]
@@ -515,7 +520,7 @@ class BeliefQuery:
                as_of: Annotated[Long | None, strawberry.argument(
                    description="Answer as of this journal position (0 to the head), from the graph's history: "
                                "what was believed then and why. Null: now.")] = None) -> Belief | None:
-        return read_belief(caught_up(info), id, as_of)
+        return read_belief(service_of(info), id, as_of)  # it catches up only if the graph is behind
 
     @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
     @user_errors

@@ -6,6 +6,7 @@ from __future__ import annotations
 from graph_service.api.belief_types import BeliefDetail
 from graph_service.projection import Projection, statement_params
 from graph_service.storage.port import GraphPort
+from tests.backends import Backend
 from tests.integration.test_projection_statement import prepare
 
 
@@ -43,3 +44,48 @@ def test_one_read_gives_evidence_roots_assertions_families_and_the_newest_versio
         {"id": "sensor", "kind": "source", "name": "sensor", "actors": [], "rows": 1, "live_rows": 1},
     ]
     assert graph.run("belief_detail", {"id": "nobody"}) == []
+
+
+def test_a_reader_whose_graph_is_behind_the_journal_catches_up_before_it_answers(backend: Backend) -> None:
+    # Another writer's entry is durable but its projection failed (it is between its append and its
+    # projection, or died there): the belief read sees the projected position behind the head, so this
+    # process catches up (projecting what is missing) and answers with the new row.
+    from starlette.testclient import TestClient
+
+    from graph_service.api.app import create_app
+    from graph_service.service import Service
+    from graph_service.storage.port import GraphPort as Port
+    from tests.integration.graphql_client import gql
+
+    reader = Service.open(backend.settings())
+    writer: Service | None = None
+    try:
+        client = TestClient(create_app(reader.settings, service=reader))
+        made = gql(client, 'mutation { createBelief(proposition: "the valve is shut", evidence: [{weight: 0.6, '
+                           'family: "ann"}]) { belief { id } } }')["data"]["createBelief"]["belief"]["id"]
+        writer = Service(backend.another_connection(reader.graph), reader.settings)
+        writer.journal.open()
+        real: Port = writer.graph
+
+        class NoProjection:
+            backend = real.backend
+
+            def run(self, name: str, params: dict | None = None) -> list:  # type: ignore[type-arg]
+                if name.startswith("project_"):
+                    raise ConnectionError("the writer died before its projection")
+                return real.run(name, params)
+
+        writer.journal.graph = NoProjection()  # type: ignore[assignment]
+        writer.journal.write("bob", lambda: writer.state.beliefs.plan(  # type: ignore[union-attr]
+            "evidence.add", {"belief": made, "weight": 0.7, "family": "sensor", "direction": "against"}))
+        head = reader.graph.run("head_read")[0]
+        assert head["projected"] < head["seq"]  # the graph is behind the journal
+        answer = gql(client, 'query($b: String!) { belief(id: $b) { evidence { weight } } }', {"b": made})
+        assert sorted(e["weight"] for e in answer["data"]["belief"]["evidence"]) == [0.6, 0.7]
+        head = reader.graph.run("head_read")[0]
+        assert head["projected"] == head["seq"]
+    finally:
+        if writer is not None:
+            writer.journal.graph = real
+            writer.close()
+        reader.close()
