@@ -270,18 +270,24 @@ def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any, as_of: in
 def _walk_as_of(service: Service, ids: list[str], steps: Any, as_of: int) -> list[WalkStep]:
     """The walk over the edges written by position `as_of`, each item as its history says it was then."""
     check_position(as_of, service.journal.seq)
-    for item_id in _start(ids):
-        node_as_of(service.graph.run("node_history", {"id": item_id}), as_of, f"item {item_id!r}")
+    _items_as_of(service, _start(ids), as_of)  # NotFound for a start that was not there then
     reached = walk(service.graph, ids, as_of_steps(steps), upto=as_of)
-    histories: dict[str, list[dict[str, Any]]] = {}
-    for row in service.graph.run("items_history_upto", {"ids": [r.id for r in reached], "upto": as_of}):
-        histories.setdefault(row["id"], []).append(row)
-    out = []
-    for r in reached:
-        item = Item.of(node_as_of(histories.get(r.id, []), as_of, f"item {r.id!r}"), [])
+    items = _items_as_of(service, [r.id for r in reached], as_of)
+    return [WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step, item=items[r.id]) for r in reached]
+
+
+def _items_as_of(service: Service, ids: list[str], as_of: int) -> dict[str, Item]:
+    """These items as their histories say they were at position `as_of`, read in one statement;
+    NotFound naming the first that was not there then (HistoryMissing if its history does not reach)."""
+    histories: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+    for row in service.graph.run("items_history_upto", {"ids": ids, "upto": as_of}):
+        histories[row["id"]].append(row)
+    found = {}
+    for item_id, rows in histories.items():
+        item = Item.of(node_as_of(rows, as_of, f"item {item_id!r}"), [])
         item.as_of = as_of
-        out.append(WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step, item=item))
-    return out
+        found[item_id] = item
+    return found
 
 
 def _write(info: strawberry.Info[Any, Any], plan: Any) -> Any:
@@ -413,10 +419,7 @@ class KnowledgeQuery:
         if as_of is None:
             return _item(service, _props(service, id))
         check_position(as_of, service.journal.seq)
-        props = node_as_of(service.graph.run("node_history", {"id": id}), as_of, f"item {id!r}")
-        item = Item.of(props, [])
-        item.as_of = as_of
-        return item
+        return _items_as_of(service, [id], as_of)[id]
 
     @strawberry.field(description="Items matching a filter, by id, a page at a time (first ≤ 500).")
     @user_errors
