@@ -11,4 +11,5 @@ from benchmarks import time_travel
 def test_the_benchmark_runs_and_reports_its_bar(capsys: pytest.CaptureFixture[str]) -> None:
     assert time_travel.main(["--entries", "300", "--reads", "20"]) == 0
     out = capsys.readouterr().out
-    assert "as of a past position" in out and "bar: an asOf read <= 2x the same read at the head" in out
+    assert "as of a past position" in out and out.count("bar: an asOf read <= 2x the same read at the head") == 2
+    assert "belief read over GraphQL" in out and "item read over GraphQL" in out
