@@ -65,5 +65,13 @@ def legacy_entry_hash(prev: str, body: dict[str, Any]) -> str:
 
 def seal(prev: str, seq: int, op: str, by: str, at: int, payload: dict[str, Any]) -> Entry:
     """Build the entry that follows `prev` at position `seq`, with its hash."""
+    return sealed_with_bytes(prev, seq, op, by, at, payload)[0]
+
+
+def sealed_with_bytes(prev: str, seq: int, op: str, by: str, at: int, payload: dict[str, Any]) -> tuple[Entry, bytes]:
+    """`seal`, and the body's RFC 8785 bytes it hashed: the Merkle leaf's input, made once (the pure-Python
+    canonicaliser is a large share of a write's own cost)."""
     draft = Entry(seq=seq, op=op, by=by, at=at, payload=payload, prev=prev)
-    return Entry(seq=seq, op=op, by=by, at=at, payload=payload, prev=prev, hash=entry_hash(prev, draft.body()))
+    body_bytes = canonical_bytes(draft.body())
+    return Entry(seq=seq, op=op, by=by, at=at, payload=payload, prev=prev,
+                 hash=chained_hash(prev, body_bytes)), body_bytes

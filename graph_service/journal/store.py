@@ -31,9 +31,9 @@ from graph_service.journal.chain import (
     MAX_PAYLOAD_BYTES,
     Entry,
     canonical_json,
-    entry_hash,
+    chained_hash,
     legacy_entry_hash,
-    seal,
+    sealed_with_bytes,
 )
 from graph_service.journal.frontier import Frontier
 from graph_service.journal.once import WriteOnce
@@ -162,11 +162,7 @@ class Journal:
         A broken chain does not stop the start: the state is the sound prefix, and writes are refused
         (JournalBroken, naming the position) until the store is repaired.
         """
-        self.graph.setup_schema()
-        head = self.graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": secrets.token_hex(8)})[0]
-        if head.get("format") != FORMAT:
-            if not allow_legacy:
-                raise StoreFormatError(legacy_store_message(head))
+        if not self.prepare(allow_legacy=allow_legacy):
             self.legacy = True
             return self
         with self._lock:
@@ -175,6 +171,17 @@ class Journal:
                 log.error("journal chain broken at %s: %s", self.broken.position, self.broken.reason)
             self.catch_up()
         return self
+
+    def prepare(self, *, allow_legacy: bool = False) -> bool:
+        """Set up the schema and create the head if new, without reading the journal: True for a store in
+        this format, False for a format-1 store when `allow_legacy`, else StoreFormatError."""
+        self.graph.setup_schema()
+        head = self.graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": secrets.token_hex(8)})[0]
+        if head.get("format") == FORMAT:
+            return True
+        if not allow_legacy:
+            raise StoreFormatError(legacy_store_message(head))
+        return False
 
     def _replay_all(self) -> None:
         """Rebuild the in-memory state from the stored entries, checked before each is applied, and project
@@ -353,20 +360,14 @@ class Journal:
             raise JournalBroken(f"the journal is broken at position {self.broken.position} "
                                 f"({self.broken.reason}); writes are refused until it is repaired", field=None)
 
-    def _tree_of(self, entry: Entry) -> list[bytes]:
-        """The Merkle tree hashes of the entry that follows the frontier; UserError if it has no RFC 8785 form."""
-        try:
-            return self.frontier.tree_for(entry.seq, canonical_bytes(entry.body()))
-        except EntryError as exc:
-            raise UserError(f"entry {entry.seq}: {exc.reason}", field="payload") from None
-
     def _sealed(self, op: str, by: str, payload: dict[str, Any]) -> Entry:
         """The entry that follows the current head, with its hash and its Merkle tree hashes."""
         try:
-            entry = seal(self.hash, self.seq + 1, op, by, self.clock(), payload)
+            entry, body_bytes = sealed_with_bytes(self.hash, self.seq + 1, op, by, self.clock(), payload)
         except EntryError as exc:
             raise UserError(exc.reason, field="payload") from None
-        return Entry(**{**entry.__dict__, "tree": tuple(h.hex() for h in self._tree_of(entry))})
+        tree = self.frontier.tree_for(entry.seq, body_bytes)
+        return Entry(**{**entry.__dict__, "tree": tuple(h.hex() for h in tree)})
 
     def write_batch(self, by: str, plans: Iterable[Callable[[], Draft]], batch_size: int = 500) -> int:
         """Bulk load: plan and apply each in memory, then append and project whole batches at once.
@@ -377,10 +378,13 @@ class Journal:
         Returns the number of entries written.
         """
 
-        def sealed() -> Iterator[Entry]:
+        def sealed() -> Iterator[tuple[Entry, bytes]]:
             for plan in plans:
                 draft = plan()
-                yield seal(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
+                try:
+                    yield sealed_with_bytes(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
+                except EntryError as exc:
+                    raise UserError(f"entry {self.seq + 1}: {exc.reason}", field="payload") from None
 
         return self._load(sealed(), batch_size)
 
@@ -396,39 +400,47 @@ class Journal:
             raise UserError(f"from_format must be 1 or {FORMAT}, got {from_format}", field="from_format")
         legacy_prev = GENESIS
 
-        def checked() -> Iterator[Entry]:
+        def checked() -> Iterator[tuple[Entry, bytes]]:
             nonlocal legacy_prev
             for entry in entries:
                 expected_prev = legacy_prev if from_format == 1 else self.hash
                 if entry.seq != self.seq + 1 or entry.prev != expected_prev:
                     raise UserError(f"entry {entry.seq} does not continue the journal at position {self.seq + 1}",
                                     field="entries")
-                hashed = legacy_entry_hash if from_format == 1 else entry_hash
                 try:
-                    sound = hashed(entry.prev, entry.body()) == entry.hash
+                    if from_format == 1:
+                        sound = legacy_entry_hash(entry.prev, entry.body()) == entry.hash
+                    else:
+                        body_bytes = canonical_bytes(entry.body())
+                        sound = chained_hash(entry.prev, body_bytes) == entry.hash
                 except EntryError as exc:
                     raise UserError(f"entry {entry.seq}: {exc.reason}", field="entries") from None
                 if not sound:
                     raise UserError(f"entry {entry.seq}: content does not match its hash", field="entries")
                 if from_format == 1:
                     legacy_prev = entry.hash
-                    entry = seal(self.hash, entry.seq, entry.op, entry.by, entry.at, entry.payload)
-                yield entry
+                    try:
+                        entry, body_bytes = sealed_with_bytes(self.hash, entry.seq, entry.op, entry.by, entry.at,
+                                                              entry.payload)
+                    except EntryError as exc:
+                        raise UserError(f"entry {entry.seq}: {exc.reason}", field="entries") from None
+                yield entry, body_bytes
 
         return self._load(checked(), batch_size)
 
-    def _load(self, entries: Iterator[Entry], batch_size: int) -> int:
+    def _load(self, entries: Iterator[tuple[Entry, bytes]], batch_size: int) -> int:
+        """Apply and append sealed entries, each with its body's RFC 8785 bytes, in batches."""
         written = 0
         with self._lock:
             self.catch_up()
             batch: list[tuple[Entry, str, Projection]] = []
             try:
                 self.refuse_if_broken()
-                for entry in entries:
+                for entry, body_bytes in entries:
                     payload_text = storable_payload(entry.payload, entry.by)
                     if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
                         raise UserError(f"entry {entry.seq}: payload over {MAX_PAYLOAD_BYTES} bytes", field="payload")
-                    tree = self._tree_of(entry)
+                    tree = self.frontier.tree_for(entry.seq, body_bytes)
                     entry = Entry(**{**entry.__dict__, "tree": tuple(h.hex() for h in tree)})
                     applied = self._apply(entry)
                     self.frontier.advance(entry.seq, tree)
