@@ -198,6 +198,11 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from graph_service.api.app import create_app
+    from graph_service.serving import check_workers, serve_in_workers
+
+    workers = check_workers(args.workers if args.workers is not None else settings.workers)
+    if workers > 1:
+        return serve_in_workers(settings, workers)
 
     failed: list[BaseException] = []
 
@@ -400,7 +405,8 @@ def _bench(settings: Settings, args: argparse.Namespace) -> int:
 
 
 COMMANDS: dict[str, tuple[Callable[[Settings, argparse.Namespace], int], str]] = {
-    "serve": (_serve, "serve the GraphQL API (GRAPH_SERVICE_HOST/PORT)"),
+    "serve": (_serve, "serve the GraphQL API (GRAPH_SERVICE_HOST/PORT), from --workers processes "
+                      "(GRAPH_SERVICE_WORKERS, default 1)"),
     "verify": (_verify, "check the journal's chain and that the graph equals its replay (exit 1 if not); "
                         "--against CHECKPOINT also checks it against a checkpoint kept earlier"),
     "checkpoint": (_checkpoint, "print a signed checkpoint of the journal (C2SP signed note) to keep"),
@@ -438,6 +444,9 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (_, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
+        if name == "serve":
+            command.add_argument("--workers", type=int, help="how many processes serve one port and one store "
+                                                             "(default GRAPH_SERVICE_WORKERS, else 1)")
         if name == "rebuild":
             command.add_argument("--upto", type=_position, help="the journal position to stop at (at most the head)")
             command.add_argument("--skip", nargs="*", help="item ids whose own entries are left out")

@@ -25,6 +25,8 @@ class Settings:
     neo4j_database: str = "neo4j"
     host: str = "127.0.0.1"
     port: int = 8000
+    workers: int = 1
+    """How many processes serve the API (`serve`); see graph_service/serving.py."""
     graphiql: bool = True
     introspection: bool = True
     tokens_file: Path | None = None
@@ -38,8 +40,8 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         """GRAPH_SERVICE_DATA, NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD/NEO4J_DATABASE, GRAPH_SERVICE_HOST/PORT,
-        GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS, GRAPH_SERVICE_SIGNING_KEY,
-        GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN."""
+        GRAPH_SERVICE_WORKERS, GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS,
+        GRAPH_SERVICE_SIGNING_KEY, GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN."""
         tokens = os.environ.get("GRAPH_SERVICE_TOKENS")
         return cls(
             data_dir=Path(os.environ.get("GRAPH_SERVICE_DATA", "data")),
@@ -49,6 +51,7 @@ class Settings:
             neo4j_database=os.environ.get("NEO4J_DATABASE", "neo4j"),
             host=os.environ.get("GRAPH_SERVICE_HOST", "127.0.0.1"),
             port=int(os.environ.get("GRAPH_SERVICE_PORT", "8000")),
+            workers=int(os.environ.get("GRAPH_SERVICE_WORKERS", "1")),
             graphiql=_flag("GRAPH_SERVICE_GRAPHIQL", True),
             introspection=_flag("GRAPH_SERVICE_INTROSPECTION", True),
             tokens_file=Path(tokens) if tokens else None,

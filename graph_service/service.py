@@ -8,7 +8,7 @@ from graph_service.config import Settings
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.state import StoreState
-from graph_service.storage.open import open_graph
+from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
 from graph_service.tlog.checkpoint import Signer, load_or_create_signer, sign_checkpoint
 from graph_service.verifying import FullReport, graph_fingerprint, verify_in_child, verify_store
@@ -33,9 +33,10 @@ class Service:
         return service
 
     @classmethod
-    def connect(cls, settings: Settings) -> Service:
-        """Connected to the configured backend (an embedded server started and loaded), not yet started."""
-        return cls(open_graph(settings), settings)
+    def connect(cls, settings: Settings, connection: dict[str, str] | None = None) -> Service:
+        """Connected to the configured backend (an embedded server started and loaded), or to the store
+        another process serves as its `GraphPort.connection()` describes it; not yet started."""
+        return cls(open_graph(settings) if connection is None else connect(connection), settings)
 
     def start(self, *, allow_legacy: bool = False) -> None:
         """Set up the schema and replay the journal (see Journal.open); closes the graph if that fails.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -29,11 +30,13 @@ log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None, service: Service | None = None, *,
-               on_start_failure: Callable[[BaseException], None] | None = None) -> Starlette:
+               on_start_failure: Callable[[BaseException], None] | None = None,
+               connection: dict[str, str] | None = None) -> Starlette:
     """The app; it opens the service on start-up (unless one is given) and closes what it opened.
 
     With `on_start_failure` the service opens in the background (see api/startup.py): the probes
-    answer at once, and a failed start is handed to it; without, the start-up waits for the service."""
+    answer at once, and a failed start is handed to it; without, the start-up waits for the service.
+    `connection`: the store another process serves (`GraphPort.connection()`), instead of the configured one."""
     settings = settings or Settings.from_env()
     holder: dict[str, Any] = {}
     if service is not None:
@@ -45,14 +48,15 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
             yield
             return
         if on_start_failure is not None:
-            starting = holder["starting"] = BackgroundStart(settings, holder, on_start_failure)
+            starting = holder["starting"] = BackgroundStart(settings, holder, on_start_failure, connection)
             starting.begin()
             try:
                 yield
             finally:
                 await anyio.to_thread.run_sync(starting.stop)
             return
-        holder["service"] = Service.open(settings)
+        holder["service"] = Service.connect(settings, connection)
+        holder["service"].start()
         log.info("graph_service ready on %s", holder["service"].graph.backend)
         try:
             yield
@@ -69,7 +73,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         except Exception as exc:  # any failure to reach the backend is reported, not raised
             return JSONResponse({"status": "backend down", "reason": f"{type(exc).__name__}: {exc}"[:300]},
                                 status_code=503)
-        return JSONResponse({"status": "ok", **backend})
+        # The process that answered: with `serve --workers N`, one of several behind the port.
+        return JSONResponse({"status": "ok", "pid": os.getpid(), **backend})
 
     async def readyz(request: Request) -> JSONResponse:
         current = holder.get("service")

@@ -33,8 +33,9 @@ class BackgroundStart:
     `on_failure` gets the exception a failed start raised (the serve command stops the server with it)."""
 
     def __init__(self, settings: Settings, holder: dict[str, Any],
-                 on_failure: Callable[[BaseException], None]) -> None:
+                 on_failure: Callable[[BaseException], None], connection: dict[str, str] | None = None) -> None:
         self.settings = settings
+        self.connection = connection
         self.holder = holder
         self.on_failure = on_failure
         self.phase = "connecting"
@@ -61,7 +62,7 @@ class BackgroundStart:
 
     def _open(self) -> None:
         try:
-            service = Service.connect(self.settings)
+            service = Service.connect(self.settings, self.connection)
             self._service = service
             if self._stopping.is_set():
                 service.close()

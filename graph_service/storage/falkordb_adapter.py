@@ -72,8 +72,11 @@ class FalkorDBGraph:
         return {"backend": self.backend, "socket": socket_path, "graph": self._graph_name}
 
     def health(self) -> dict[str, object]:
-        """The backend's liveness for /healthz: a dead embedded server is restarted here, and said so."""
+        """The backend's liveness for /healthz: a dead embedded server is restarted here, and said so; a
+        server this process does not own (a worker's, `serve --workers`) is pinged, raising when it is down."""
         revived = self.revive(grace=0.0)
+        if self._server is None:
+            self._db.connection.ping()
         return {"backend": self.backend, "restarts": self.restarts, "restarted_now": revived}
 
     def _query(self, text: str, params: Params | None = None) -> list[Row]:
