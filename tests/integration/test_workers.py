@@ -160,3 +160,29 @@ def test_a_worker_count_out_of_range_is_refused(tmp_path: Path) -> None:
                           env={**os.environ, "GRAPH_SERVICE_DATA": str(tmp_path / "data")})
     assert done.returncode == 2 and "workers must be 1 to 64, not 0" in done.stderr
     assert not (tmp_path / "data").exists()  # refused before anything was opened
+
+
+FAILING_WORKER = '''
+import sys
+if "--multiprocessing-fork" in sys.argv:  # a worker uvicorn spawned, not the parent
+    from graph_service.service import Service
+
+    def start(self, **_: object) -> None:
+        raise RuntimeError("this worker cannot open the store")
+
+    Service.start = start
+'''
+
+
+def test_a_worker_that_cannot_open_the_service_stops_the_command(tmp_path: Path) -> None:
+    """Not restarted to fail forever: the parent stops every worker and exits non-zero, saying why."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(FAILING_WORKER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_"))}
+    env.update(GRAPH_SERVICE_DATA=str(tmp_path / "data"), GRAPH_SERVICE_PORT=str(free_port()),
+               PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(Path.cwd()), env.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "graph_service", "serve", "--workers", "2"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "this worker cannot open the store" in done.stderr
+    assert "a worker could not open the service" in done.stderr
