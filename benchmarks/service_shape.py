@@ -33,6 +33,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,14 +175,14 @@ class Served:
     ready: float
 
 
-def serve(data: Path, log: Path) -> Served:
+def serve(data: Path, log: Path, workers: int = 1) -> Served:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_TOKENS"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_"))}
     env.update(GRAPH_SERVICE_DATA=str(data), GRAPH_SERVICE_PORT=str(port))
     started = time.perf_counter()
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve"], cwd=data.parent, env=env,
-                                stdout=subprocess.DEVNULL, stderr=out)
+        proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve", "--workers", str(workers)],
+                                cwd=data.parent, env=env, stdout=subprocess.DEVNULL, stderr=out)
     base = f"http://127.0.0.1:{port}"
     first = loaded = None
     while True:
@@ -287,7 +288,67 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> Figures:
     fig.say(f"  ready after kill -9: {served.ready:.2f} s (clean start {clean:.2f} s): {served.ready / clean:.2f}x")
     fig.bar("ready after kill -9 within 1.2x of a clean start", served.ready <= 1.2 * clean)
     stop(served)
+    # 5. several worker processes (serve --workers)
+    _workers(fig, data, root, args)
     return fig
+
+
+def _ready_pids(base: str, wanted: int, timeout: float = 600) -> set[int]:
+    """The pids of `wanted` worker processes that answer /healthz ready, asked from several threads."""
+    seen: set[int] = set()
+    deadline = time.monotonic() + timeout
+    while len(seen) < wanted and time.monotonic() < deadline:
+        def ask(_: int) -> None:
+            answer = probe(f"{base}/healthz", 5)
+            if answer is not None and "pid" in answer[1]:
+                seen.add(answer[1]["pid"])
+
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(ask, range(64)))
+    if len(seen) < wanted:
+        raise RuntimeError(f"only {len(seen)} of {wanted} workers became ready")
+    return seen
+
+
+def _workers(fig: Figures, data: Path, root: Path, args: argparse.Namespace) -> None:
+    """Reads/s and writes/s from `args.clients` clients through 1 worker process and through 2 (1, 2, 1)."""
+    def rates(workers: int, round_no: int) -> tuple[float, float]:
+        served = serve(data, root / f"serve-workers-{workers}-{round_no}.log", workers)
+        try:
+            _ready_pids(served.base, workers)
+            beliefs = [e["node"]["id"] for e in post(served.base, "{ beliefs(first: 100) { edges { node { id } } } }")
+                       ["data"]["beliefs"]["edges"]]
+            items = [e["node"]["id"] for e in post(served.base, "{ items(first: 100) { edges { node { id } } } }")
+                     ["data"]["items"]["edges"]]
+
+            def read(i: int) -> None:
+                if i % 2:
+                    post(served.base, 'query($b: String!) { belief(id: $b) { id status confidence evidence { id '
+                                      'weight } families { name } } }', {"b": beliefs[i % len(beliefs)]})
+                else:
+                    post(served.base, 'query($i: String!) { item(id: $i) { id status support premises } }',
+                         {"i": items[i % len(items)]})
+
+            def write(i: int) -> None:
+                post(served.base, 'mutation($t: String!) { note(text: $t) { seq } }', {"t": f"w{workers}-{i}"})
+
+            out = []
+            for work, count in ((read, args.reads), (write, args.writes)):
+                with ThreadPoolExecutor(args.clients) as pool:
+                    started = time.perf_counter()
+                    list(pool.map(work, range(count)))
+                    out.append(count / (time.perf_counter() - started))
+            return out[0], out[1]
+        finally:
+            stop(served)
+
+    one, two, one_again = rates(1, 1), rates(2, 1), rates(1, 2)
+    reads_one, writes_one = statistics.mean((one[0], one_again[0])), statistics.mean((one[1], one_again[1]))
+    fig.say(f"  {args.clients} clients through serve --workers: reads/s {reads_one:.0f} with 1 worker (before and "
+            f"after: {one[0]:.0f}, {one_again[0]:.0f}), {two[0]:.0f} with 2: {two[0] / reads_one:.2f}x; writes/s "
+            f"{writes_one:.0f} with 1 ({one[1]:.0f}, {one_again[1]:.0f}), {two[1]:.0f} with 2: "
+            f"{two[1] / writes_one:.2f}x")
+    fig.bar("reads/s with 2 workers >= 1.6x with 1", two[0] >= 1.6 * reads_one)
 
 
 def _wait_server_gone(data: Path) -> None:
@@ -394,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=2_000, help="mixed requests between the RSS readings")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--writes", type=int, default=800, help="writes per concurrency round")
+    parser.add_argument("--reads", type=int, default=2_000, help="reads per round of the workers' comparison")
     parser.add_argument("--seed", type=int, default=10)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="service-shape-") as tmp:

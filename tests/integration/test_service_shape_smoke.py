@@ -10,11 +10,12 @@ from tests.backends import Backend
 
 
 def test_the_benchmark_runs_and_reports_every_bar(capsys: pytest.CaptureFixture[str]) -> None:
-    assert service_shape.main(["--sizes", "300", "--requests", "40", "--clients", "4", "--writes", "40"]) == 0
+    assert service_shape.main(["--sizes", "300", "--requests", "40", "--clients", "4", "--writes", "40",
+                               "--reads", "40"]) == 0
     out = capsys.readouterr().out
     for bar in ("bulk load", "/healthz within 1 s", "own share", "journaled write over GraphQL",
                 "belief read over GraphQL", "writes/s with 4 clients", "/healthz p99", "verify peak RSS",
-                "kill -9", "never restarted"):
+                "kill -9", "never restarted", "reads/s with 2 workers"):
         assert bar in out, bar
     assert "bars met:" in out and "verify over GraphQL: ok" in out
     assert "embedded server restarts while serving: 0" in out
