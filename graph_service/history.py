@@ -81,3 +81,23 @@ def node_as_of(rows: Iterable[dict[str, Any]], position: int, what: str) -> dict
     if found.state is None:
         raise HistoryMissing(position)
     return found.state
+
+
+def histories(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[NodeState]]:
+    """Rows of several nodes (each row naming its node's `label` and `id`, as the *_history_upto
+    statements return them) folded into each node's states, oldest first (see `node_states`)."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        grouped.setdefault((row["label"], row["id"]), []).append(row)
+    return {node: node_states(found) for node, found in grouped.items()}
+
+
+def props_at(states: list[NodeState], position: int) -> dict[str, Any] | None:
+    """The node's properties as of `position`; None when nothing had written it by then, HistoryMissing
+    when its history does not reach that far."""
+    found = state_at(states, position)
+    if found is None:
+        return None
+    if found.state is None:
+        raise HistoryMissing(position)
+    return found.state

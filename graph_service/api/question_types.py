@@ -15,13 +15,17 @@ from graph_service.api.context import author_of, caught_up, journal_write, servi
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.api.node import Node
+from graph_service.api.scalars import Long
 from graph_service.domain import Draft
+from graph_service.history import check_position
 from graph_service.questions import plans
+from graph_service.questions.as_of import question_state_at
 from graph_service.questions.candidates import Score
 from graph_service.questions.select import Selection, select_next_question
-from graph_service.questions.state import QuestionRecord, UnknownRecord
+from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
 from graph_service.questions.targets import TargetView
 from graph_service.questions.text import formulate
+from graph_service.service import Service
 
 
 @strawberry.type(description="Why a target ranks where it does: what rests on it, then its age, then its id.")
@@ -175,6 +179,24 @@ Answered = Annotated[bool | None, strawberry.argument(description="true: only an
                                                                 "all.")]
 
 
+QuestionsAsOf = Annotated[Long | None, strawberry.argument(
+    description="Answer as of this journal position (0 to the head), from the graph's history: what was asked, "
+                "declared and answered by then. Null: now.")]
+
+
+def question_state_as_of(service: Service, as_of: int) -> QuestionState:
+    """The question side of the store as the graph's history says it was at position `as_of` (what a replay
+    up to there holds; see graph_service.questions.as_of): the caller has caught up."""
+    check_position(as_of, service.journal.seq)
+    history = service.graph.run("questions_history_upto", {"upto": as_of})
+    affects = service.graph.run("unknown_affects_upto", {"upto": as_of})
+    return question_state_at(history, affects, as_of)
+
+
+def _questions_of(service: Service, as_of: int | None) -> QuestionState:
+    return service.state.questions if as_of is None else question_state_as_of(service, as_of)
+
+
 @strawberry.type
 class QuestionQuery:
     @strawberry.field(description="Every open target ranked as the fallback would rank it, with its question "
@@ -199,9 +221,9 @@ class QuestionQuery:
                                   "only answered (true) or open (false).")
     @user_errors
     def questions(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
-                  after: After = None) -> Connection[Question]:
+                  after: After = None, as_of: QuestionsAsOf = None) -> Connection[Question]:
         service = caught_up(info)
-        every = service.state.questions.questions()
+        every = _questions_of(service, as_of).questions()
         return paged("question", numbered([Question.of(q) for q in every],
                                           lambda q: answered is None or q.answered == answered), first, after)
 
@@ -209,9 +231,9 @@ class QuestionQuery:
                                   "answered filters them.")
     @user_errors
     def unknowns(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
-                 after: After = None) -> Connection[Unknown]:
+                 after: After = None, as_of: QuestionsAsOf = None) -> Connection[Unknown]:
         service = caught_up(info)
-        every = service.state.questions.unknowns()
+        every = _questions_of(service, as_of).unknowns()
         return paged("unknown", numbered([Unknown.of(u) for u in every],
                                          lambda u: answered is None or u.answered == answered), first, after)
 

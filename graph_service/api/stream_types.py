@@ -8,7 +8,12 @@ import strawberry
 
 from graph_service.api.context import caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE
+from graph_service.api.scalars import Long
+from graph_service.history import check_position
+from graph_service.service import Service
+from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, Recalled, recall
+from graph_service.stream.as_of import stream_at
+from graph_service.stream.rows import check_actor
 
 
 @strawberry.type(description="One stream row as written: (observer, tick, kind, subject, magnitude, weight).")
@@ -78,6 +83,16 @@ def _stream_write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, A
                        rows=[StreamRow.of(r) for r in result["rows"]])
 
 
+def _recall_as_of(service: Service, observer: str, as_of: int, now: int, k: int, half_life: float,
+                  w_recency: float, w_importance: float) -> tuple[Recalled, ...]:
+    """The head's ranking over the observer's rows as the graph's history says they were at `as_of`."""
+    check_position(as_of, service.journal.seq)
+    name = check_actor(observer, "observer")
+    history = service.graph.run("observer_stream_upto", {"observer": name, "upto": as_of})
+    table = service.state.stream.table
+    return recall(stream_at(history, name, as_of, table), now, k, half_life, w_recency, w_importance, table=table)
+
+
 ObserverName = Annotated[str, strawberry.argument(description="The observer, spelt as actors are (NFKC, case-folded).")]
 Tick = Annotated[int, strawberry.argument(description="The observer's tick it happened at (not negative).")]
 
@@ -95,9 +110,15 @@ class StreamQuery:
                w_recency: Annotated[float, strawberry.argument(description="The weight of recency in the score.")
                                     ] = 1.0,
                w_importance: Annotated[float, strawberry.argument(
-                   description="The weight of importance in the score.")] = 1.0) -> list[RecallRow]:
+                   description="The weight of importance in the score.")] = 1.0,
+               as_of: Annotated[Long | None, strawberry.argument(
+                   description="Recall the stream as it was at this journal position (0 to the head), from the "
+                               "graph's history: the rows written by then. Null: now.")] = None) -> list[RecallRow]:
         service = caught_up(info)
-        ranked = service.state.stream.recall(observer, now, k, half_life, w_recency, w_importance)
+        if as_of is None:
+            ranked = service.state.stream.recall(observer, now, k, half_life, w_recency, w_importance)
+        else:
+            ranked = _recall_as_of(service, observer, as_of, now, k, half_life, w_recency, w_importance)
         return [RecallRow(**r.as_dict()) for r in ranked]
 
 

@@ -110,6 +110,15 @@ class QuestionState:
         self._unknowns: dict[str, UnknownRecord] = {}
         self._questions: dict[str, QuestionRecord] = {}
 
+    @classmethod
+    def of(cls, unknowns: Iterable[UnknownRecord], questions: Iterable[QuestionRecord]) -> QuestionState:
+        """The state holding exactly these records, as applying the entries that made them leaves it
+        (graph_service.questions.as_of builds them from the graph as of a journal position)."""
+        state = cls()
+        state._unknowns = {u.id: u for u in unknowns}
+        state._questions = {q.id: q for q in questions}
+        return state
+
     # --- reads -----------------------------------------------------------------------------
 
     def handles(self, op: str) -> bool:
@@ -371,6 +380,7 @@ class QuestionState:
             target=record.target,
             target_kind=record.target_kind,
             subject=record.subject,
+            parent=record.parent,  # kept so the question as of a past position can be read from the graph
             text=record.text,
             asked_at=record.asked_at,
             asked_by=record.by,

@@ -1,0 +1,45 @@
+"""An observer's stream as of a journal position, rebuilt from the graph's history. Pure.
+
+What recall reads of the stream state is the observer's existence (declared, or made by its first row)
+and its rows in write order; an operator marking a row inaccurate does not take it out of recall (the
+stream keeps every row it wrote). The graph holds both: the observer's Actor node (`observer: true`
+once it keeps a stream) and each row's Observation node (its fields, OBSERVED_BY the observer), with
+their histories on their WROTE edges (`cypher/observer_stream_upto.cypher`). The rows rebuilt here go
+to the same ranking function as the head's recall (`graph_service.stream.recall.recall`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from graph_service.errors import NotFound
+from graph_service.history import histories, props_at
+from graph_service.stream.rows import Observation, observation_from_row
+from graph_service.stream.weights import DEFAULT_TABLE, WeightTable
+
+
+def _written_at(observation_id: str) -> tuple[int, int]:
+    # obs-<seq>-<slot> (rows.observation_id): the position and slot that wrote the row, its write order.
+    _, seq, slot = observation_id.split("-")
+    return int(seq), int(slot)
+
+
+def stream_at(history: Iterable[dict[str, Any]], observer: str, position: int,
+              table: WeightTable = DEFAULT_TABLE) -> tuple[Observation, ...]:
+    """The rows of `observer` (spelt as actors are) a replay of the journal up to `position` holds, in
+    write order, from its Actor node's and its Observation nodes' histories (rows of label, id, seq, op,
+    by, at, changes). NotFound, as the head's recall, when it kept no stream by then; HistoryMissing when
+    a history does not reach `position`. A message heard by the observer is an Observation too, but no
+    row of its stream: only nodes the observer's own rows wrote (`observer` set) count."""
+    states = histories(history)
+    actor = props_at(states.get(("Actor", observer), []), position)
+    if actor is None or not actor.get("observer"):
+        raise NotFound(f"observer {observer} is not declared", field="observer")
+    rows = []
+    for (label, node_id), found in states.items():
+        props = props_at(found, position) if label == "Observation" else None
+        if props is not None and props.get("observer") == observer:
+            seq, slot = _written_at(node_id)
+            rows.append(observation_from_row(props, seq, slot, table))
+    return tuple(sorted(rows, key=lambda r: r.order))
