@@ -6,7 +6,6 @@ resting on observations and on beliefs)."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ from graph_service.beliefs.state import BeliefState
 from graph_service.beliefs.vocabulary import ROOT_LABELS
 from graph_service.domain import Draft
 from graph_service.errors import UserError
+from graph_service.journal.notes import plan_note
 from graph_service.service import Service
 from graph_service.state import StoreState, replay
 from graph_service.statements import OP_SAY, message_observation_id
@@ -88,23 +88,34 @@ def extra_writes(service: Service, rng: random.Random, observations: list[str]) 
             yield wrong
 
 
-def written_history(service: Service, n: int, seed: int) -> list[str]:
-    """The mix of n plans with a belief-layer write of our own after about every fourth; the message
-    observations the statements wrote (evidence roots) are returned."""
+def written_history(service: Service, n: int, seed: int) -> None:
+    """The mix of n plans with a belief-layer write of our own after about every fourth, loaded in batches
+    (one projection statement per batch, as a bulk load writes; each node's history is the same)."""
     from benchmarks.service_shape import mix
 
     rng = random.Random(seed)
-    observations: list[str] = []
+    observations: list[str] = []  # the message observations statements wrote: evidence roots
     ours = extra_writes(service, rng, observations)
-    for plan in mix(service, n, seed):
-        done = service.journal.write("loader", plan)
-        if done.entry.op == OP_SAY:
-            observations.append(message_observation_id(done.entry.seq))
-        if rng.random() < 0.25:
-            # Refused (e.g. pinned already) or nothing to choose from: nothing is written.
-            with contextlib.suppress(UserError, IndexError):
-                service.journal.write("operator", next(ours))
-    return observations
+
+    def ours_or_note() -> Draft:
+        try:
+            return next(ours)()
+        except (UserError, IndexError) as refused:  # refused (e.g. pinned already), or nothing to choose from
+            return plan_note(f"refused: {refused}")
+
+    def plans() -> Iterator[Callable[[], Draft]]:
+        for plan in mix(service, n, seed):
+            def theirs(plan: Callable[[], Draft] = plan) -> Draft:
+                draft = plan()
+                if draft.op == OP_SAY:  # planned for the next position (write_batch seals it there)
+                    observations.append(message_observation_id(service.journal.seq + 1))
+                return draft
+
+            yield theirs
+            if rng.random() < 0.25:
+                yield ours_or_note
+
+    service.journal.write_batch("loader", plans(), batch_size=500)
 
 
 def expected_page_order(then: StoreState, descending: bool, where: Callable[[dict[str, Any]], bool]
