@@ -30,7 +30,7 @@ from graph_service.api.vocabularies import (
     RootKind,
     plain,
 )
-from graph_service.beliefs.as_of import belief_page, live_then, props_then, walk_node
+from graph_service.beliefs.as_of import WalkNode, belief_page, live_then, props_then, walk_node
 from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
 from graph_service.history import HistoryMissing, check_position
@@ -428,30 +428,25 @@ def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str],
         raise UserError(f"maxDepth must be between 1 and {MAX_WALK_DEPTH}, got {max_depth}", field="maxDepth")
     service.journal.catch_up()
     table = {query: (edge, label) for query, edge, label in steps}
-    if as_of is not None:
-        check_position(as_of, service.journal.seq)
     if as_of is None:
         reached = walk(service.graph, [start], [(query, query) for query, _, _ in steps], max_depth)
-        about = {r["id"]: r for r in service.graph.run("belief_nodes_by_id", {"ids": [r.id for r in reached]})}
+        about = {r["id"]: WalkNode(r.get("status"), r.get("summary"), r.get("confidence"), bool(r.get("gone")))
+                 for r in service.graph.run("belief_nodes_by_id", {"ids": [r.id for r in reached]})}
     else:
+        check_position(as_of, service.journal.seq)
         reached = walk(service.graph, [start], as_of_steps([(query, query) for query, _, _ in steps]), max_depth,
                        upto=as_of, keep=lambda row: live_then(row, as_of))
         histories: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for h in service.graph.run("belief_walk_histories_upto", {"ids": [r.id for r in reached], "upto": as_of}):
             histories.setdefault((h["label"], h["id"]), []).append(h)
-        about = {}
-        for r in reached:
-            label = table[r.step][1]
-            node = walk_node(label, props_then(histories.get((label, r.id), []), as_of))
-            about[r.id] = {"status": node.status, "summary": node.summary, "confidence": node.confidence,
-                           "gone": node.gone}
+        about = {r.id: walk_node(table[r.step][1], props_then(histories.get((table[r.step][1], r.id), []), as_of))
+                 for r in reached}
     out = []
     for r in sorted(reached, key=lambda r: (r.depth, _numbers(r.id), r.id)):
         edge, label = table[r.step]
-        node = about.get(r.id, {})
-        out.append(BeliefWalkStep(id=r.id, label=label, depth=r.depth, via=r.via, edge=edge,
-                                  status=node.get("status"), summary=node.get("summary"),
-                                  confidence=node.get("confidence"), gone=bool(node.get("gone"))))
+        node = about.get(r.id, WalkNode())
+        out.append(BeliefWalkStep(id=r.id, label=label, depth=r.depth, via=r.via, edge=edge, status=node.status,
+                                  summary=node.summary, confidence=node.confidence, gone=node.gone))
     return out
 
 
