@@ -30,11 +30,12 @@ from graph_service.api.vocabularies import (
     RootKind,
     plain,
 )
+from graph_service.beliefs.as_of import WalkNode, belief_page, live_then, props_then, walk_node
 from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
-from graph_service.history import HistoryMissing, check_position, node_states
+from graph_service.history import HistoryMissing, check_position
 from graph_service.service import Service
-from graph_service.storage.walks import walk
+from graph_service.storage.walks import as_of_steps, walk
 
 MAX_WALK_DEPTH = 100
 _CURSOR_PREFIX = "belief:"
@@ -325,10 +326,14 @@ class Belief(Node):
         ]
 
     def _detail(self, info: strawberry.Info[Any, Any]) -> BeliefDetail:
-        # One read for the evidence, breakdown and families fields, however many of them are asked for.
+        # One read for the evidence, breakdown and families fields, however many of them are asked for;
+        # as of a position (a page of beliefs as of it), what they were then.
         if self.detail is None:
-            rows = service_of(info).graph.run("belief_detail", {"id": self.id})
-            self.detail = BeliefDetail.of(rows[0] if rows else None)
+            service = service_of(info)
+            rows = service.graph.run("belief_detail", {"id": self.id})
+            row = rows[0] if rows else None
+            self.detail = BeliefDetail.of(row) if self.as_of is None or row is None \
+                else detail_then(service, row, self.as_of)[1]
         return self.detail
 
     @strawberry.field(description="Its append-only history, oldest first.")
@@ -415,21 +420,33 @@ DEPENDENT_STEPS: tuple[tuple[str, str, str], ...] = (
 
 
 def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str], ...],
-                max_depth: int | None) -> list[BeliefWalkStep]:
-    """Walk level by level (each node once) and describe every node reached."""
+                max_depth: int | None, as_of: int | None = None) -> list[BeliefWalkStep]:
+    """Walk level by level (each node once) and describe every node reached. `as_of`: the walk over the
+    edges written by that position, through the evidence rows live then, each node described as its
+    history says it was then; UserError for a position past the head."""
     if max_depth is not None and not 1 <= max_depth <= MAX_WALK_DEPTH:
         raise UserError(f"maxDepth must be between 1 and {MAX_WALK_DEPTH}, got {max_depth}", field="maxDepth")
     service.journal.catch_up()
     table = {query: (edge, label) for query, edge, label in steps}
-    reached = walk(service.graph, [start], [(query, query) for query, _, _ in steps], max_depth)
-    about = {r["id"]: r for r in service.graph.run("belief_nodes_by_id", {"ids": [r.id for r in reached]})}
+    if as_of is None:
+        reached = walk(service.graph, [start], [(query, query) for query, _, _ in steps], max_depth)
+        about = {r["id"]: WalkNode(r.get("status"), r.get("summary"), r.get("confidence"), bool(r.get("gone")))
+                 for r in service.graph.run("belief_nodes_by_id", {"ids": [r.id for r in reached]})}
+    else:
+        check_position(as_of, service.journal.seq)
+        reached = walk(service.graph, [start], as_of_steps([(query, query) for query, _, _ in steps]), max_depth,
+                       upto=as_of, keep=lambda row: live_then(row, as_of))
+        histories: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for h in service.graph.run("belief_walk_histories_upto", {"ids": [r.id for r in reached], "upto": as_of}):
+            histories.setdefault((h["label"], h["id"]), []).append(h)
+        about = {r.id: walk_node(table[r.step][1], props_then(histories.get((table[r.step][1], r.id), []), as_of))
+                 for r in reached}
     out = []
     for r in sorted(reached, key=lambda r: (r.depth, _numbers(r.id), r.id)):
         edge, label = table[r.step]
-        node = about.get(r.id, {})
-        out.append(BeliefWalkStep(id=r.id, label=label, depth=r.depth, via=r.via, edge=edge,
-                                  status=node.get("status"), summary=node.get("summary"),
-                                  confidence=node.get("confidence"), gone=bool(node.get("gone"))))
+        node = about.get(r.id, WalkNode())
+        out.append(BeliefWalkStep(id=r.id, label=label, depth=r.depth, via=r.via, edge=edge, status=node.status,
+                                  summary=node.summary, confidence=node.confidence, gone=node.gone))
     return out
 
 
@@ -453,7 +470,20 @@ def read_belief(service: Service, belief_id: str, as_of: int | None = None) -> B
         belief.detail = BeliefDetail.of(rows[0])
         return belief
     check_position(as_of, rows[0]["head"])
-    row = rows[0]
+    props, detail = detail_then(service, rows[0], as_of)
+    if props is None:
+        raise NotFound(f"id: no belief {belief_id!r} at position {as_of}", field="id")
+    belief = Belief.of(props)
+    belief.detail = detail
+    belief.as_of = as_of
+    return belief
+
+
+def detail_then(service: Service, row: dict[str, Any], as_of: int) -> tuple[dict[str, Any] | None, BeliefDetail]:
+    """From a belief's `belief_detail` row: its properties as of position `as_of` (None if it was not
+    there yet) and its detail then, from the histories of it, its evidence rows and its versions (one
+    statement)."""
+    belief_id = row["belief"]["id"]
     ids = [belief_id, *(e["props"]["id"] for e in row["evidence"]),
            *(version_id(belief_id, v) for v in range(1, row["belief"]["version"] + 1))]
     histories: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -461,16 +491,30 @@ def read_belief(service: Service, belief_id: str, as_of: int | None = None) -> B
         histories.setdefault((h["label"], h["id"]), []).append(h)
 
     def state_of(label: str, node_id: str) -> dict[str, Any] | None:
-        states = node_states(histories.get((label, node_id), []))
-        if states and any(s.state is None for s in states):
-            raise HistoryMissing(as_of)
-        return states[-1].state if states else None
+        return props_then(histories.get((label, node_id), []), as_of)
 
     props = state_of("Belief", belief_id)
-    if props is None:
-        raise NotFound(f"id: no belief {belief_id!r} at position {as_of}", field="id")
+    return props, BeliefDetail.of(row, as_of, state_of) if props is not None else BeliefDetail.of(None)
+
+
+def beliefs_then(service: Service, as_of: int) -> list[dict[str, Any]]:
+    """Every belief created by position `as_of`, with its properties as its history says they were then.
+
+    The head's page is read with the graph's own ordering; as of a position the states then are not
+    properties to order by, so every belief created by then is folded from its history (one statement,
+    one row per belief) and filtered and ordered here: the cost grows with the beliefs written by then
+    and their writes, not with the page."""
+    found = []
+    for row in service.graph.run("every_belief_history_upto", {"upto": as_of}):
+        props = props_then(row["writes"], as_of)
+        if props is not None:
+            found.append(props)
+    return found
+
+
+def _belief_then(props: dict[str, Any], as_of: int) -> Belief:
+    # Its evidence, breakdown, families, versions and assertions fields answer as of the position too.
     belief = Belief.of(props)
-    belief.detail = BeliefDetail.of(row, as_of, state_of)
     belief.as_of = as_of
     return belief
 
@@ -507,6 +551,9 @@ def decode_cursor(cursor: str | None) -> tuple[int | None, str | None]:
         raise UserError(f"after: {cursor!r} is not a belief cursor", field="after") from None
 
 
+WalkAsOf = Annotated[Long | None, strawberry.argument(
+    description="Walk as of this journal position (0 to the head), from the graph's history: the edges written "
+                "by then, through the evidence rows live then, each node as it was then. Null: now.")]
 MaxDepth = Annotated[int | None, strawberry.argument(description=f"Go at most this many steps (1 to {MAX_WALK_DEPTH}); "
                                                                  "null: to the end.")]
 
@@ -529,19 +576,32 @@ class BeliefQuery:
                     description="Only the beliefs matching it; null: every belief.")] = None,
                 order_by: Annotated[BeliefOrder, strawberry.argument(
                     description="By confidence, either way; ties by id.")] = BeliefOrder.CONFIDENCE_DESC,
-                first: First = None, after: After = None) -> BeliefConnection:
+                first: First = None, after: After = None,
+                as_of: Annotated[Long | None, strawberry.argument(
+                    description="Answer as of this journal position (0 to the head), from the graph's history: "
+                                "the beliefs as they were then, filtered and ordered on their state then (read "
+                                "from every belief created by then). Null: now.")] = None) -> BeliefConnection:
         size = page_size(first)
         after_key, after_id = decode_cursor(after)
         service = caught_up(info)
         wanted = filter or BeliefFilter()
         params = {"status": plain(wanted.status), "subject": wanted.subject, "kind": plain(wanted.kind)}
-        rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
-                                 {**params, "after_key": after_key, "after_id": after_id,
-                                  "limit": size + 1})
-        more, rows = len(rows) > size, rows[:size]
-        edges = [BeliefEdge(cursor=encode_cursor(r["key"], r["belief"]["id"]),
-                            node=Belief.of(r["belief"])) for r in rows]
-        total = service.graph.run("belief_count", params)[0]["total"]
+        if as_of is None:
+            rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
+                                     {**params, "after_key": after_key, "after_id": after_id,
+                                      "limit": size + 1})
+            more, rows = len(rows) > size, rows[:size]
+            edges = [BeliefEdge(cursor=encode_cursor(r["key"], r["belief"]["id"]),
+                                node=Belief.of(r["belief"])) for r in rows]
+            total = service.graph.run("belief_count", params)[0]["total"]
+        else:
+            check_position(as_of, service.journal.seq)
+            page = belief_page(beliefs_then(service, as_of), **params,
+                               descending=order_by is BeliefOrder.CONFIDENCE_DESC, after_key=after_key,
+                               after_id=after_id, limit=size)
+            edges = [BeliefEdge(cursor=encode_cursor(key, props["id"]), node=_belief_then(props, as_of))
+                     for key, props in page.rows]
+            more, total = page.more, page.total
         return BeliefConnection(
             edges=edges,
             page_info=PageInfo(has_next_page=more, has_previous_page=after is not None,
@@ -554,10 +614,16 @@ class BeliefQuery:
                                   "and their own upstream, each with its depth and the edge it came through.")
     @user_errors
     def belief_upstream(self, info: strawberry.Info[Any, Any], id: BeliefId,
-                        max_depth: MaxDepth = None) -> list[BeliefWalkStep]:
+                        max_depth: MaxDepth = None, as_of: WalkAsOf = None) -> list[BeliefWalkStep]:
         service = caught_up(info)
-        belief_props(service, id)
-        return belief_walk(service, id, UPSTREAM_STEPS, max_depth)
+        if as_of is None:
+            belief_props(service, id)
+        else:
+            check_position(as_of, service.journal.seq)
+            history = service.graph.run("belief_histories_upto", {"ids": [id], "upto": as_of})
+            if props_then([h for h in history if h["label"] == "Belief"], as_of) is None:
+                raise NotFound(f"id: no belief {id!r} at position {as_of}", field="id")
+        return belief_walk(service, id, UPSTREAM_STEPS, max_depth, as_of)
 
     @strawberry.field(description="What falls if this node (a belief, observation or item) goes: the live "
                                   "evidence rooted in it, the beliefs that evidence bears on, and onwards.")
@@ -565,11 +631,11 @@ class BeliefQuery:
     def belief_dependents(self, info: strawberry.Info[Any, Any],
                           id: Annotated[str, strawberry.argument(description="A belief's, observation's or item's "
                                                                              "id.")],
-                          max_depth: MaxDepth = None) -> list[BeliefWalkStep]:
+                          max_depth: MaxDepth = None, as_of: WalkAsOf = None) -> list[BeliefWalkStep]:
         service = service_of(info)
         if not id.strip():
             raise UserError("id must be a non-empty string", field="id")
-        return belief_walk(service, id, DEPENDENT_STEPS, max_depth)
+        return belief_walk(service, id, DEPENDENT_STEPS, max_depth, as_of)
 
 
 # ---- writes ------------------------------------------------------------------------------------

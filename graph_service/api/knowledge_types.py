@@ -19,6 +19,7 @@ from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
+from graph_service.fingerprint_as_of import fingerprints_as_of
 from graph_service.history import check_position, node_as_of
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
@@ -526,9 +527,22 @@ class KnowledgeQuery:
         return service.state.knowledge.report()
 
     @strawberry.field(description="Hashes of what the store believes (items and beliefs).")
-    def fingerprint(self, info: strawberry.Info[Any, Any]) -> Fingerprints:
-        service = caught_up(info)
-        return Fingerprints.of(service.state)
+    async def fingerprint(self, info: strawberry.Info[Any, Any],
+                          as_of: Annotated[Long | None, strawberry.argument(
+                              description="Answer as of this journal position (0 to the head), from the graph's "
+                                          "history: what the store believed then. It reads every item and belief "
+                                          "and their writes up to then, as verify does. Null: now.")] = None,
+                          ) -> Fingerprints:
+        if as_of is None:
+            return Fingerprints.of(caught_up(info).state)
+
+        def work() -> Fingerprints:
+            # Whole-store (every Item and Belief and their writes by then): off the event loop, as verify is.
+            service = caught_up(info)
+            check_position(as_of, service.journal.seq)
+            return Fingerprints(**fingerprints_as_of(service.graph, as_of))
+
+        return await off_the_loop(work)
 
     @strawberry.field(description="The fingerprints of the store rebuilt from its journal: as it was at entry "
                                   "`upto`, or as if the `skip` items' own entries had never been written.")
