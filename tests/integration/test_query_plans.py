@@ -1,0 +1,73 @@
+"""No named query scans a whole label on FalkorDB unless it is a whole-store read by nature.
+
+A pattern that starts from a node found by id can still be planned as a scan of every node of a label
+(FalkorDB ranges over every Evidence for `(e:Evidence)-[:BEARS_ON]->(b:Belief {id: $id}) WHERE NOT
+e.retracted`, and over every Item for `(c:Item {key: i.key})`): it answers right and costs what the
+store holds. This asks FalkorDB for every file's plan and fails naming any file that scans a label
+and is not listed below with the reason it must."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from graph_service.storage import queries
+from tests.backends import Backend
+
+CYPHER = Path(__file__).resolve().parents[2] / "cypher"
+
+WHOLE_LABEL_READS = {
+    "belief_count": "totalCount of a beliefs filter: every belief it selects",
+    "belief_page_confidence_asc": "issue 10, open: a page of beliefs sorts every belief the filter selects "
+                                  "(FalkorDB has no index-ordered range scan)",
+    "belief_page_confidence_desc": "as belief_page_confidence_asc",
+    "belief_fingerprint_rows": "verify's fingerprint of every belief",
+    "item_fingerprint_rows": "verify's fingerprint of every item",
+    "every_belief_history_upto": "fingerprint(asOf) and beliefs(asOf): every belief written by then",
+    "every_item_history_upto": "fingerprint(asOf): every item written by then",
+    "entries_off_position": "verify: entries whose position is not a number cannot be found by it",
+    "questions_history_upto": "questions(asOf) and unknowns(asOf): the whole lists, as at the head",
+    "unknown_affects_upto": "unknowns(asOf): the whole list's AFFECTS edges",
+    "bench_raw_write": "the benchmarks' raw baseline, on a label of its own",
+}
+LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges"}
+NUMBERS = {"seq", "upto", "after", "limit", "first", "last", "from", "to", "at", "position", "after_key",
+           "format", "since"}
+
+
+def sample(name: str) -> object:
+    """A value of the parameter's type: plans depend on types (an id that is null is never looked up)."""
+    if name == "seqs":
+        return [1]
+    if name in LISTS:
+        return ["x"]
+    if name in NUMBERS or name.endswith("seq"):
+        return 1
+    return "x"
+
+
+@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
+def test_no_query_scans_a_label_unless_it_must(backend: Backend) -> None:
+    graph = backend.open_graph()
+    try:
+        graph.setup_schema()
+        scanning, planned = {}, 0
+        for path in sorted(CYPHER.glob("*.cypher")):
+            if path.stem.startswith("schema_") or path.stem.endswith("_neo4j"):
+                continue
+            text = queries.load(path.stem)
+            params = {p: sample(p) for p in set(re.findall(r"\$(\w+)", text))}
+            plan = str(graph._graph.explain(text, params))  # type: ignore[attr-defined]
+            planned += 1
+            scans = sorted(set(re.findall(r"(?:Node By Label Scan|All Node Scan)[^\n]*", plan)))
+            if scans:
+                scanning[path.stem] = scans
+    finally:
+        graph.close()
+    assert planned > 50
+    unexpected = {name: scans for name, scans in scanning.items() if name not in WHOLE_LABEL_READS}
+    assert not unexpected, f"these queries scan a whole label: {unexpected}"
+    stale = sorted(set(WHOLE_LABEL_READS) - set(scanning))
+    assert not stale, f"listed as scanning but no longer do (remove them from WHOLE_LABEL_READS): {stale}"
