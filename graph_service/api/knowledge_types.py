@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 import strawberry
@@ -386,13 +387,27 @@ def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:
     return WriteOutcome(seq=done.entry.seq, changes=change_list(done.result))
 
 
-def _items(info: strawberry.Info[Any, Any], ids: list[str], as_of: int | None = None) -> list[Item]:
+def _items(info: strawberry.Info[Any, Any], ids: list[str], then: ItemsThen | None = None) -> list[Item]:
     # Items are never deleted (a retracted one stays, retracted), so every id a flag or dispute names is found.
     # The query that returned the flag or dispute caught up already: no second round trip per node.
+    if then is not None:  # a flag or dispute as of a position names the items as they were then
+        return then.items(ids)
     service = service_of(info)
-    if as_of is not None:  # a flag or dispute as of a position names the items as they were then
-        return list(_items_as_of(service, ids, as_of).values()) if ids else []
     return [item_node(service, item_id) for item_id in ids]
+
+
+class ItemsThen:
+    """The items the flags or disputes of one read name, as they were at its position: read for all of
+    them in one statement the first time one is asked for (not one statement per flag or dispute)."""
+
+    def __init__(self, service: Service, named: Iterable[str], as_of: int) -> None:
+        self.service, self.named, self.as_of = service, sorted(set(named)), as_of
+        self._found: dict[str, Item] | None = None
+
+    def items(self, ids: list[str]) -> list[Item]:
+        if self._found is None:
+            self._found = _items_as_of(self.service, self.named, self.as_of) if self.named else {}
+        return [self._found[i] for i in ids]
 
 
 @strawberry.type(description="A staleness flag: the items it covers are hints, not facts, while it is pending "
@@ -410,18 +425,18 @@ class Flag(Node):
     key: str | None = strawberry.field(description="The key it was raised over; null unless its kind is key.")
     covers: list[str] = strawberry.field(description="The ids of the items it covers, sorted (a rollback under it "
                                                      "adds the restored version).")
-    as_of: strawberry.Private[int | None] = None
+    then: strawberry.Private[ItemsThen | None] = None  # read as of a position: its items as they were then
 
     @strawberry.field(description="The items it covers, as `covers` orders them (as they were at the position "
                                   "the flag is read at).")
     def covered_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
-        return _items(info, self.covers, self.as_of)
+        return _items(info, self.covers, self.then)
 
     @classmethod
-    def of(cls, flag: FlagRecord, as_of: int | None = None) -> Flag:
+    def of(cls, flag: FlagRecord) -> Flag:
         return cls(id=strawberry.ID(flag.id), kind=FlagKind(flag.kind), why=flag.why, pending=flag.pending,
                    raised_at=flag.seq, ended_at=flag.ended_at, scope=flag.scope, key=flag.key,
-                   covers=sorted(flag.covers), as_of=as_of)
+                   covers=sorted(flag.covers))
 
 
 @strawberry.type(description="A dispute on a key: equally ranked items give it different values, so each is "
@@ -439,18 +454,29 @@ class Dispute(Node):
     closed_at: int | None = strawberry.field(description="The journal position it closed at; null while open.")
     resolved: str | None = strawberry.field(description="The value a person chose, as canonical JSON; null while "
                                                         "open or when it closed without a person.")
-    as_of: strawberry.Private[int | None] = None
+    then: strawberry.Private[ItemsThen | None] = None  # read as of a position: its items as they were then
 
     @strawberry.field(description="The items that give the values in contention, as `items` orders them (as "
                                   "they were at the position the dispute is read at).")
     def disputed_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
-        return _items(info, self.items, self.as_of)
+        return _items(info, self.items, self.then)
 
     @classmethod
-    def of(cls, event: DisputeEvent, as_of: int | None = None) -> Dispute:
+    def of(cls, event: DisputeEvent) -> Dispute:
         return cls(id=strawberry.ID(dispute_id(event)), question=question_text(event), key=event.key,
                    values=list(event.values), items=list(event.items), opened_at=event.opened_at, open=event.open,
-                   closed_at=event.closed_at, resolved=event.resolved, as_of=as_of)
+                   closed_at=event.closed_at, resolved=event.resolved)
+
+
+def _items_then(service: Service, page: Connection[Any], as_of: int | None,
+                named: Callable[[Any], list[str]]) -> Connection[Any]:
+    """A page of flags or disputes read as of a position, each naming its items (`named`) as they were
+    then: the page's items read together, when first asked for."""
+    if as_of is not None:
+        then = ItemsThen(service, [i for edge in page.edges for i in named(edge.node)], as_of)
+        for edge in page.edges:
+            edge.node.then = then
+    return page
 
 
 def find_flag(service: Service, flag_id: str) -> Flag | None:
@@ -602,7 +628,8 @@ class KnowledgeQuery:
         # A dispute's place is the journal position it opened at: a later read keeps it even when disputes
         # before it close or a retraction reopens an older one. Unique, as one entry asserts or resolves on
         # at most one key, and a key's disputes open one after another.
-        return paged("dispute", [(e.opened_at, Dispute.of(e, as_of)) for e in events], first, after)
+        page = paged("dispute", [(e.opened_at, Dispute.of(e)) for e in events], first, after)
+        return _items_then(service, page, as_of, lambda dispute: dispute.items)
 
     @strawberry.field(description="Flags in the order raised, a page at a time (first ≤ 500); pending: only "
                                   "pending (true) or ended (false) ones.")
@@ -615,8 +642,9 @@ class KnowledgeQuery:
         knowledge = service.state.knowledge
         if as_of is not None:  # the flags raised by then, pending or ended as they were then
             knowledge = knowledge_as_of(service, as_of, frozenset({FLAGS}))
-        every = [Flag.of(f, as_of) for f in knowledge.flags.values()]
-        return paged("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
+        every = [Flag.of(f) for f in knowledge.flags.values()]
+        page = paged("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
+        return _items_then(service, page, as_of, lambda flag: flag.covers)
 
     @strawberry.field(description="Must this item be re-confirmed? Read from pending flags and the clock.")
     @user_errors
