@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from starlette.testclient import TestClient
@@ -17,6 +17,7 @@ from graph_service.api.app import create_app
 from graph_service.api.knowledge_types import knowledge_as_of
 from graph_service.domain import Draft
 from graph_service.errors import UserError
+from graph_service.journal.notes import plan_note
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import split_reasons
 from graph_service.knowledge.state import KnowledgeState
@@ -51,20 +52,21 @@ def _plain(value: Any) -> Any:
 
 
 def _history(service: Service, n: int, seed: int) -> None:
-    """The realistic mix, with a knowledge write the mix lacks after about every other of its entries."""
+    """The realistic mix, with a knowledge write the mix lacks after about every other of its entries;
+    bulk-loaded in batches (each plan sees the state the ones before it left), as Neo4j is slow here
+    at one statement per write."""
     from benchmarks.service_shape import mix
 
     rng = random.Random(seed)
     state = service.state
     k = state.knowledge
 
-    def write(plan: Callable[[], Draft | None]) -> None:
+    def attempt(plan: Callable[[], Draft | None]) -> Draft:
         try:
             draft = plan()
-        except UserError:
-            return  # not writable now (nothing pending, nothing live ...): skipped
-        if draft is not None:
-            service.journal.write("tester", lambda: draft)
+        except UserError as refused:  # not writable now (nothing pending, nothing live ...): a note instead
+            return plan_note(f"skipped: {refused}")
+        return draft if draft is not None else plan_note("skipped: nothing to write")
 
     def some(ids: Any, count: int = 1) -> list[str]:
         pool = sorted(ids)
@@ -73,18 +75,16 @@ def _history(service: Service, n: int, seed: int) -> None:
     def live() -> list[str]:
         return [i for i, r in k.items.items() if r.live()]
 
-    def extra() -> None:
+    def extra() -> Iterator[Callable[[], Draft | None]]:
         roll = rng.random()
-        if roll < 0.12 and live():
-            write(lambda: planning.plan_flag(k, why=rng.choice(("drift", "open set; recheck")), ids=some(live(), 3)))
-        elif roll < 0.16 and k.by_key:
-            write(lambda: planning.plan_flag(k, why="key drift", key=some(k.by_key)[0]))
+        if roll < 0.12:
+            yield lambda: planning.plan_flag(k, why=rng.choice(("drift", "open set; recheck")), ids=some(live(), 3))
+        elif roll < 0.16:
+            yield lambda: planning.plan_flag(k, why="key drift", key=(some(k.by_key) or ["[]"])[0])
         elif roll < 0.18:
-            write(lambda: planning.plan_flag(k, why="everything", scope={}))
+            yield lambda: planning.plan_flag(k, why="everything", scope={})
         elif roll < 0.28:
-            pending = [f.id for f in k.flags.values() if f.pending]
-            if pending:
-                write(lambda: planning.plan_end_flag(k, some(pending)[0]))
+            yield lambda: planning.plan_end_flag(k, (some(f.id for f in k.flags.values() if f.pending) or [""])[0])
         elif roll < 0.50:
             # Competing values from equal sources on one key: a dispute (or a refutation, by rank).
             subject = f"gadget-{rng.randrange(3)}"
@@ -92,42 +92,51 @@ def _history(service: Service, n: int, seed: int) -> None:
                 raw = {"kind": "fact", "body": {"s": subject, "r": "colour", "o": value},
                        "source": rng.choice(("person", "person", "person", "person", "spec")),
                        "reconfirm_after": rng.choice((None, 3, 8))}
-                write(lambda raw=raw: planning.plan_add(k, raw, by=rng.choice(("ann", "bob"))))
-        elif roll < 0.53 and k.open_disputes:
-            event = k.open_disputes[some(k.open_disputes)[0]]
-            write(lambda: planning.plan_resolve(k, event.key, json.loads(rng.choice(event.values))))
+                yield lambda raw=raw: planning.plan_add(k, raw, by=rng.choice(("ann", "bob")))
+        elif roll < 0.53:
+            yield lambda: _resolve()
         elif roll < 0.60:
-            write(lambda: planning.plan_tick(k, rng.randint(0, 4)))
-        elif roll < 0.66 and live():
-            write(lambda: planning.plan_used(k, some(live(), 2), wrong=rng.random() < 0.3))
+            yield lambda: planning.plan_tick(k, rng.randint(0, 4))
+        elif roll < 0.66:
+            yield lambda: planning.plan_used(k, some(live(), 2), wrong=rng.random() < 0.3)
         elif roll < 0.71:
-            write(lambda: planning.plan_snapshot(k, about=some(k.by_subject, 2) or None))
-        elif roll < 0.76 and live():
-            write(lambda: planning.plan_retract(k, some(live())[0], "wrong"))
-        elif roll < 0.80 and live():
-            write(lambda: planning.plan_rollback(k, some(live())[0], "undo"))
-        elif roll < 0.84 and live():
-            write(lambda: planning.plan_reconfirm(k, some(live())[0], "check again"))
+            yield lambda: planning.plan_snapshot(k, about=some(k.by_subject, 2) or None)
+        elif roll < 0.76:
+            yield lambda: planning.plan_retract(k, (some(live()) or [""])[0], "wrong")
+        elif roll < 0.80:
+            yield lambda: planning.plan_rollback(k, (some(live()) or [""])[0], "undo")
+        elif roll < 0.84:
+            yield lambda: planning.plan_reconfirm(k, (some(live()) or [""])[0], "check again")
         elif roll < 0.90:
-            write(lambda: plans.plan_next_question(state).draft)
-            asked = state.questions.questions(answered=False)
-            if asked:
-                _answer(asked[-1].id)
+            yield lambda: plans.plan_next_question(state).draft
+            yield lambda: _answer()
 
-    def _answer(question: str) -> None:
-        record = state.questions.question(question)
-        assert record is not None
+    def _resolve() -> Draft:
+        event = k.open_disputes[(some(k.open_disputes) or [""])[0]] if k.open_disputes else None
+        if event is None:
+            raise UserError("no open dispute")
+        return planning.plan_resolve(k, event.key, json.loads(rng.choice(event.values)))
+
+    def _answer() -> Draft | None:
+        asked = state.questions.questions(answered=False)
+        if not asked:
+            return None
+        record = asked[-1]
         event = k.open_disputes.get(record.target)
         if event is not None and rng.random() < 0.5:
-            value = json.loads(rng.choice(event.values))
-            write(lambda: plans.plan_answer(state, question, by="bob", value=value))
-        elif record.target in k.items:
-            write(lambda: plans.plan_answer(state, question, by="bob", confirmed=True))
+            return plans.plan_answer(state, record.id, by="bob", value=json.loads(rng.choice(event.values)))
+        if record.target in k.items:
+            return plans.plan_answer(state, record.id, by="bob", confirmed=True)
+        return None
 
-    for plan in mix(service, n, seed):
-        service.journal.write("loader", plan)
-        if rng.random() < 0.6:
-            extra()
+    def every() -> Iterator[Callable[[], Draft]]:
+        for plan in mix(service, n, seed):
+            yield plan
+            if rng.random() < 0.6:
+                for more in extra():
+                    yield lambda more=more: attempt(more)
+
+    service.journal.write_batch("loader", every(), batch_size=40)
 
 
 def _reference_items(then: KnowledgeState, filters: dict[str, Any]) -> list[dict[str, Any]]:
@@ -218,7 +227,7 @@ def _check_reconstruction(service: Service, position: int, then: KnowledgeState,
 def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
     service = Service.open(backend.settings())
     try:
-        _history(service, 110, 11)
+        _history(service, 200, 11)
         entries = list(service.journal.entries_after(0))
         head = service.journal.seq
         client = TestClient(create_app(service.settings, service=service))
