@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graph_service.history import HistoryMissing, node_states, state_at
+from graph_service.history import HistoryMissing
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import ops
 from graph_service.knowledge.items import BEHAVIOUR_KINDS, content_id, value_of
@@ -93,7 +93,7 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         n = bisect.bisect_left(tick_seqs, seq)
         return clocks[n - 1] if n else 0
 
-    for flag_id, props in _states_at(history.flags, "Flag", upto).items():
+    for flag_id, props in _states_at(history.flags, upto).items():
         scope = props.get("scope")
         state.flags[flag_id] = FlagRecord(
             flag_id, props["raised_at"], props["kind"], props["why"], set(), pending=bool(props["pending"]),
@@ -112,14 +112,14 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
     by_item: dict[str, list[Mapping[str, Any]]] = {}
     for row in history.items:
         by_item.setdefault(row["id"], []).append(row)
-    for item_id, props in sorted(_states_at(history.items, "Item", upto).items()):
+    for item_id, props in sorted(_states_at(history.items, upto).items()):
         rec = _item_record(item_id, props, by_item[item_id], upto, clock_before)
         rec.flags = covering.get(item_id, set())
         rec.verdict = _verdict(rec, props, state.flags)
         _index(state, rec)
         state._fingerprint.replace(None, props)
 
-    for props in sorted(_states_at(history.disputes, "Dispute", upto).values(), key=lambda p: p["opened_at"]):
+    for props in sorted(_states_at(history.disputes, upto).values(), key=lambda p: p["opened_at"]):
         if props.get("withdrawn"):
             continue  # a retraction took it back: the state holds it no more
         event = DisputeEvent(props["key"], props["opened_at"], props.get("closed_at"),
@@ -129,7 +129,7 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         if event.open:
             state.open_disputes[props["id"]] = event
 
-    for snap_id, props in sorted(_states_at(history.snapshots, "Snapshot", upto).items(),
+    for snap_id, props in sorted(_states_at(history.snapshots, upto).items(),
                                  key=lambda kv: kv[1]["at"]):
         state.snapshots[snap_id] = {
             "id": snap_id, "query": json.loads(props["query"]), "fingerprint": props["fingerprint"],
@@ -165,19 +165,25 @@ def _payload(row: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(raw) if isinstance(raw, str) else dict(raw or {})
 
 
-def _states_at(rows: Iterable[Mapping[str, Any]], label: str, upto: int) -> dict[str, dict[str, Any]]:
-    """Each node's properties as of `upto` (without its caption), by id; nodes not yet written are left out."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
+def _states_at(rows: Iterable[Mapping[str, Any]], upto: int) -> dict[str, dict[str, Any]]:
+    """Each node's properties as of `upto` (without its caption), by id; nodes not yet written are left out.
+
+    The fold of graph_service.history.node_states, keeping only its last state (a read as of N wants no
+    other, and copying every state was most of this function's time on a store's whole item history).
+    """
+    grouped: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
-        grouped.setdefault(row["id"], []).append({**row, "label": label})
+        if row["seq"] <= upto:
+            grouped.setdefault(row["id"], []).append(row)
     found = {}
     for node_id, node_rows in grouped.items():
-        then = state_at(node_states(node_rows), upto)
-        if then is None:
-            continue
-        if then.state is None:
-            raise HistoryMissing(upto)
-        found[node_id] = {k: v for k, v in then.state.items() if k != "name"}
+        current: dict[str, Any] = {}
+        for row in sorted(node_rows, key=lambda r: r["seq"]):
+            if row["changes"] is None:
+                raise HistoryMissing(upto)  # written before history was kept: what it held then is unknown
+            current.update(json.loads(row["changes"]))
+        # A property set to null is removed; set again later, it is back: as node_states folds them.
+        found[node_id] = {k: v for k, v in current.items() if v is not None and k != "name"}
     return found
 
 
