@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from graph_service.history import HistoryMissing
@@ -85,7 +86,7 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
     state = KnowledgeState()
     ticks = sorted((int(r["seq"]), int(_payload(r).get("k", 0))) for r in history.ticks if r["seq"] <= upto)
     tick_seqs = [seq for seq, _ in ticks]
-    clocks = list(_running([k for _, k in ticks]))
+    clocks = list(accumulate(k for _, k in ticks))
     state.clock = clocks[-1] if clocks else 0
 
     def clock_before(seq: int) -> int:
@@ -117,7 +118,7 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         rec.flags = covering.get(item_id, set())
         rec.verdict = _verdict(rec, props, state.flags)
         _index(state, rec)
-        state._fingerprint.replace(None, props)
+        state._fingerprint.replace(None, props)  # the running fingerprint, as the state keeps it
 
     for props in sorted(_states_at(history.disputes, upto).values(), key=lambda p: p["opened_at"]):
         if props.get("withdrawn"):
@@ -151,13 +152,6 @@ def knowledge_ops(op: str, payload: Mapping[str, Any]) -> list[tuple[str, dict[s
     if op == ANSWER_OP:
         return [(sub["op"], sub["payload"]) for sub in payload.get("knowledge") or ()]
     return [(op, dict(payload))] if op in ops.KNOWLEDGE_OPS else []
-
-
-def _running(values: Iterable[int]) -> Iterator[int]:
-    total = 0
-    for value in values:
-        total += value
-        yield total
 
 
 def _payload(row: Mapping[str, Any]) -> dict[str, Any]:
