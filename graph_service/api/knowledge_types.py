@@ -316,10 +316,11 @@ def knowledge_as_of(service: Service, as_of: int, parts: frozenset[str] = EVERY_
     assertions' entries), FLAGS (with what they covered), CLOCK (the store clock, and each assertion's:
     staleness needs it), DISPUTES, SNAPSHOTS, REFUSALS, POSITION (the last knowledge entry at or before
     `as_of`; found by reading back from it, so it costs the entries after that one). `ids`: only these
-    items, and only the flags covering them. UserError unless `as_of` is 0 to the head; HistoryMissing
-    where the store was written before history was kept. The graph must hold every entry up to `as_of`
-    (the API's `caught_up`); each part is its own statement, consistent with the others because every
-    one reads only what entries up to `as_of` wrote, which later writes never change.
+    items, and only the flags covering them (each flag's `covers` then holds only these items).
+    UserError unless `as_of` is 0 to the head; HistoryMissing where the store was written before
+    history was kept. The graph must hold every entry up to `as_of` (the API's `caught_up`); each part
+    is its own statement, consistent with the others because every one reads only what entries up to
+    `as_of` wrote, which later writes never change.
     """
     check_position(as_of, service.journal.seq)
     graph, upto = service.graph, {"upto": as_of}
