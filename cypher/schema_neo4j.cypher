@@ -16,3 +16,4 @@ CREATE CONSTRAINT observation_id IF NOT EXISTS FOR (n:Observation) REQUIRE n.id 
 CREATE CONSTRAINT assertion_id IF NOT EXISTS FOR (n:Assertion) REQUIRE n.id IS UNIQUE;
 CREATE INDEX item_key IF NOT EXISTS FOR (n:Item) ON (n.key);
 CREATE INDEX entry_idem IF NOT EXISTS FOR (n:Entry) ON (n.idem);
+CREATE INDEX entry_op IF NOT EXISTS FOR (n:Entry) ON (n.op);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 import strawberry
@@ -22,11 +23,13 @@ from graph_service.errors import NotFound, UserError
 from graph_service.fingerprint_as_of import fingerprints_as_of
 from graph_service.history import check_position, node_as_of
 from graph_service.journal.chain import canonical_json
-from graph_service.knowledge import planning
+from graph_service.knowledge import ops, planning
+from graph_service.knowledge.as_of import ANSWER_OP, ASSERTION_OPS, KnowledgeHistory, knowledge_at, knowledge_ops
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, dispute_id, question_text
 from graph_service.knowledge.replay import redecide
 from graph_service.knowledge.rules import DisputeEvent
+from graph_service.knowledge.state import KnowledgeState
 from graph_service.service import Service
 from graph_service.state import StoreState, replay, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, as_of_steps, walk
@@ -72,22 +75,24 @@ class Item(Node):
     why: str = strawberry.field(description="Why it has its status, in words; empty when nothing needs saying.")
     uses: int = strawberry.field(description="How many times decisions used it (markUsed).")
     wrong_uses: int = strawberry.field(description="How many of those uses were found wrong.")
-    reasons: strawberry.Private[list[str]] = dataclasses.field(default_factory=list)
+    # None: not read yet (an item as of a past position reads its staleness then only when asked).
+    reasons: strawberry.Private[list[str] | None] = dataclasses.field(default_factory=list)
     as_of: strawberry.Private[int | None] = None
 
-    @strawberry.field(description="Pending flags or the clock ask for re-confirmation. Not answered as of a "
-                                  "past position yet (an error says so).")
-    def stale(self) -> bool:
-        return bool(self.stale_reasons())
+    @strawberry.field(description="Pending flags or the clock ask for re-confirmation (as of the position the "
+                                  "item is read at: its flags and the store clock then).")
+    def stale(self, info: strawberry.Info[Any, Any]) -> bool:
+        return bool(self._stale_reasons(info))
 
     @strawberry.field(description="Why it needs re-confirmation (pending flags, the clock); empty when it does "
-                                  "not. Not answered as of a past position yet (an error says so).")
-    def stale_reasons(self) -> list[str]:
-        if self.as_of is not None:
-            # Staleness reads the flags and the store clock of that time, which the graph's history does
-            # not answer yet: refused, never answered with today's.
-            raise UserError("stale: not answered as of a past position yet; ask for it without asOf",
-                            field="stale")
+                                  "not. As of the position the item is read at: its flags and the clock then.")
+    def stale_reasons(self, info: strawberry.Info[Any, Any]) -> list[str]:
+        return self._stale_reasons(info)
+
+    def _stale_reasons(self, info: strawberry.Info[Any, Any]) -> list[str]:
+        if self.reasons is None:
+            assert self.as_of is not None  # an item read now always carries its reasons
+            self.reasons = stale_as_of(service_of(info), str(self.id), self.as_of)
         return self.reasons
 
     @classmethod
@@ -251,6 +256,9 @@ def _start(ids: list[str]) -> list[str]:
     return ids
 
 
+ReadAsOf = Annotated[Long | None, strawberry.argument(
+    description="Answer as of this journal position (0 to the head), from the graph's history: as a replay of "
+                "the journal up to it would. Null: now.")]
 WalkAsOf = Annotated[Long | None, strawberry.argument(
     description="Walk as of this journal position (0 to the head): the edges written by then, each item as "
                 "it was then. Null: now.")]
@@ -279,16 +287,97 @@ def _walk_as_of(service: Service, ids: list[str], steps: Any, as_of: int) -> lis
 
 def _items_as_of(service: Service, ids: list[str], as_of: int) -> dict[str, Item]:
     """These items as their histories say they were at position `as_of`, read in one statement;
-    NotFound naming the first that was not there then (HistoryMissing if its history does not reach)."""
+    NotFound naming the first that was not there then (HistoryMissing if its history does not reach).
+    Their staleness then is read only if asked (`stale_as_of`)."""
     histories: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
     for row in service.graph.run("items_history_upto", {"ids": ids, "upto": as_of}):
         histories[row["id"]].append(row)
     found = {}
     for item_id, rows in histories.items():
         item = Item.of(node_as_of(rows, as_of, f"item {item_id!r}"), [])
-        item.as_of = as_of
+        item.as_of, item.reasons = as_of, None
         found[item_id] = item
     return found
+
+
+# What `knowledge_as_of` can read: each part is one or two statements (see KnowledgeHistory).
+ITEMS, FLAGS, CLOCK, DISPUTES, SNAPSHOTS, REFUSALS, POSITION = (
+    "items", "flags", "clock", "disputes", "snapshots", "refusals", "position")
+EVERY_PART = frozenset({ITEMS, FLAGS, CLOCK, DISPUTES, SNAPSHOTS, REFUSALS, POSITION})
+# Entries read per statement while looking back for the last knowledge entry (POSITION).
+_POSITION_WINDOW = 64
+
+
+def knowledge_as_of(service: Service, as_of: int, parts: frozenset[str] = EVERY_PART,
+                    ids: list[str] | None = None) -> KnowledgeState:
+    """The knowledge state as the journal up to position `as_of` left it, read from the graph's history
+    (never by replaying the journal); see graph_service.knowledge.as_of.knowledge_at for what it holds.
+
+    `parts` says what to read (the rest is left empty): ITEMS (every item: its node's history and its
+    assertions' entries), FLAGS (with what they covered), CLOCK (the store clock, and each assertion's:
+    staleness needs it), DISPUTES, SNAPSHOTS, REFUSALS, POSITION (the last knowledge entry at or before
+    `as_of`; found by reading back from it, so it costs the entries after that one). `ids`: only these
+    items, and only the flags covering them (each flag's `covers` then holds only these items).
+    UserError unless `as_of` is 0 to the head; HistoryMissing where the store was written before
+    history was kept. The graph must hold every entry up to `as_of` (the API's `caught_up`); each part
+    is its own statement, consistent with the others because every one reads only what entries up to
+    `as_of` wrote, which later writes never change.
+    """
+    check_position(as_of, service.journal.seq)
+    graph, upto = service.graph, {"upto": as_of}
+    payload_ops = {"payload_ops": list(ASSERTION_OPS)}
+    items: list[dict[str, Any]] = []
+    if ITEMS in parts:
+        items = (graph.run("every_item_entries_upto", {**upto, **payload_ops}) if ids is None
+                 else graph.run("items_entries_upto", {**upto, **payload_ops, "ids": ids}))
+    flags: list[dict[str, Any]] = []
+    covers: list[dict[str, Any]] = []
+    if FLAGS in parts and ids is None:
+        flags, covers = graph.run("flags_history_upto", upto), graph.run("flag_covers_upto", upto)
+    elif FLAGS in parts:
+        rows = graph.run("item_flags_upto", {**upto, "ids": ids})
+        flags = list({(r["id"], r["seq"]): r for r in rows}.values())
+        covers = list({(r["id"], r["item"]): {"flag": r["id"], "item": r["item"], "since_seq": r["since_seq"]}
+                       for r in rows}.values())
+    history = KnowledgeHistory(
+        upto=as_of, items=items, flags=flags, covers=covers,
+        disputes=graph.run("disputes_history_upto", upto) if DISPUTES in parts else [],
+        snapshots=graph.run("snapshots_history_upto", upto) if SNAPSHOTS in parts else [],
+        ticks=graph.run("entries_of_op_upto", {**upto, "op": ops.TICK}) if CLOCK in parts else [],
+        refusals=graph.run("entries_of_op_upto", {**upto, "op": ops.REFUSED}) if REFUSALS in parts else [],
+        position=_knowledge_position(service, as_of) if POSITION in parts else 0,
+    )
+    return knowledge_at(history)
+
+
+def _knowledge_position(service: Service, upto: int) -> int:
+    """The last entry at or before `upto` that applied a knowledge operation (0: none): what the
+    knowledge state's `position` is after the journal up to `upto`."""
+    to = upto
+    while to > 0:
+        start = max(0, to - _POSITION_WINDOW)
+        for row in service.graph.run("entry_ops_between", {"from": start, "to": to, "answer": ANSWER_OP}):
+            payload = json.loads(row["payload"]) if row["payload"] else {}
+            if knowledge_ops(row["op"], payload):
+                return int(row["seq"])
+        to = start
+    return 0
+
+
+def stale_as_of(service: Service, item_id: str, as_of: int) -> list[str]:
+    """Why the item needed re-confirmation at position `as_of` (its flags and the clock then), read for
+    it alone; NotFound when it was not there then."""
+    knowledge = knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=[item_id])
+    if item_id not in knowledge.items:
+        raise NotFound(f"id: no item {item_id!r} at position {as_of}", field="id")
+    return knowledge.stale_reasons(item_id)
+
+
+def _found_item(knowledge: KnowledgeState, props: dict[str, Any], as_of: int | None) -> Item:
+    """An item of a read over `knowledge` (now, or as of a position), with its staleness there."""
+    item = Item.of(props, knowledge.stale_reasons(props["id"]))
+    item.as_of = as_of
+    return item
 
 
 def _write(info: strawberry.Info[Any, Any], plan: Any) -> Any:
@@ -302,11 +391,27 @@ def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:
     return WriteOutcome(seq=done.entry.seq, changes=change_list(done.result))
 
 
-def _items(info: strawberry.Info[Any, Any], ids: list[str]) -> list[Item]:
+def _items(info: strawberry.Info[Any, Any], ids: list[str], then: ItemsThen | None = None) -> list[Item]:
     # Items are never deleted (a retracted one stays, retracted), so every id a flag or dispute names is found.
     # The query that returned the flag or dispute caught up already: no second round trip per node.
+    if then is not None:  # a flag or dispute as of a position names the items as they were then
+        return then.items(ids)
     service = service_of(info)
     return [item_node(service, item_id) for item_id in ids]
+
+
+class ItemsThen:
+    """The items the flags or disputes of one read name, as they were at its position: read for all of
+    them in one statement the first time one is asked for (not one statement per flag or dispute)."""
+
+    def __init__(self, service: Service, named: Iterable[str], as_of: int) -> None:
+        self.service, self.named, self.as_of = service, sorted(set(named)), as_of
+        self._found: dict[str, Item] | None = None
+
+    def items(self, ids: list[str]) -> list[Item]:
+        if self._found is None:
+            self._found = _items_as_of(self.service, self.named, self.as_of) if self.named else {}
+        return [self._found[i] for i in ids]
 
 
 @strawberry.type(description="A staleness flag: the items it covers are hints, not facts, while it is pending "
@@ -324,10 +429,12 @@ class Flag(Node):
     key: str | None = strawberry.field(description="The key it was raised over; null unless its kind is key.")
     covers: list[str] = strawberry.field(description="The ids of the items it covers, sorted (a rollback under it "
                                                      "adds the restored version).")
+    then: strawberry.Private[ItemsThen | None] = None  # read as of a position: its items as they were then
 
-    @strawberry.field(description="The items it covers, as `covers` orders them.")
+    @strawberry.field(description="The items it covers, as `covers` orders them (as they were at the position "
+                                  "the flag is read at).")
     def covered_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
-        return _items(info, self.covers)
+        return _items(info, self.covers, self.then)
 
     @classmethod
     def of(cls, flag: FlagRecord) -> Flag:
@@ -351,16 +458,29 @@ class Dispute(Node):
     closed_at: int | None = strawberry.field(description="The journal position it closed at; null while open.")
     resolved: str | None = strawberry.field(description="The value a person chose, as canonical JSON; null while "
                                                         "open or when it closed without a person.")
+    then: strawberry.Private[ItemsThen | None] = None  # read as of a position: its items as they were then
 
-    @strawberry.field(description="The items that give the values in contention, as `items` orders them.")
+    @strawberry.field(description="The items that give the values in contention, as `items` orders them (as "
+                                  "they were at the position the dispute is read at).")
     def disputed_items(self, info: strawberry.Info[Any, Any]) -> list[Item]:
-        return _items(info, self.items)
+        return _items(info, self.items, self.then)
 
     @classmethod
     def of(cls, event: DisputeEvent) -> Dispute:
         return cls(id=strawberry.ID(dispute_id(event)), question=question_text(event), key=event.key,
                    values=list(event.values), items=list(event.items), opened_at=event.opened_at, open=event.open,
                    closed_at=event.closed_at, resolved=event.resolved)
+
+
+def _items_then(service: Service, page: Connection[Any], as_of: int | None,
+                named: Callable[[Any], list[str]]) -> Connection[Any]:
+    """A page of flags or disputes read as of a position, each naming its items (`named`) as they were
+    then: the page's items read together, when first asked for."""
+    if as_of is not None:
+        then = ItemsThen(service, [i for edge in page.edges for i in named(edge.node)], as_of)
+        for edge in page.edges:
+            edge.node.then = then
+    return page
 
 
 def find_flag(service: Service, flag_id: str) -> Flag | None:
@@ -427,18 +547,22 @@ class KnowledgeQuery:
     def items(self, info: strawberry.Info[Any, Any],
               filter: Annotated[ItemFilter | None, strawberry.argument(
                   description="Only the items matching it; null: every item.")] = None,
-              first: First = None, after: After = None) -> ItemConnection:
+              first: First = None, after: After = None, as_of: ReadAsOf = None) -> ItemConnection:
         size = page_size(first)
         service = caught_up(info)
         given = {k: v for k, v in _plain_filter(filter).items() if v is not None} if filter else {}
         assert set(given) <= set(FIND_FILTERS)
         if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
             raise UserError("filter.scope must be an object", field="scope")
-        found = [r for r in service.state.knowledge.find(**given) if after is None or r["id"] > after]
+        knowledge = service.state.knowledge
+        if as_of is not None:  # the same find over the items, flags and clock as they were then
+            ids = None if given.get("ids") is None else list(dict.fromkeys(given["ids"]))
+            knowledge = knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=ids)
+        found = [r for r in knowledge.find(**given) if after is None or r["id"] > after]
         page = found[:size]
-        edges = [ItemEdge(cursor=r["id"], node=_item(service, r)) for r in page]
+        edges = [ItemEdge(cursor=r["id"], node=_found_item(knowledge, r, as_of)) for r in page]
         start, end = (edges[0].cursor, edges[-1].cursor) if edges else (None, None)
-        every = len(found) if after is None else len(service.state.knowledge.find(**given))
+        every = len(found) if after is None else len(knowledge.find(**given))
         return ItemConnection(edges=edges,
                               page_info=PageInfo(has_next_page=len(found) > size, has_previous_page=every > len(found),
                                                  start_cursor=start, end_cursor=end),
@@ -463,14 +587,18 @@ class KnowledgeQuery:
                   as_of: WalkAsOf = None) -> list[WalkStep]:
         return _walk(info, ids, ITEM_COMPONENT, as_of)
 
-    @strawberry.field(description="What a decision would be given now (nothing is recorded).")
+    @strawberry.field(description="What a decision would be given now, or as of a position (nothing is "
+                                  "recorded).")
     @user_errors
     def snapshot(self, info: strawberry.Info[Any, Any], about: About = None, relation: Relation = None,
-                 scope: Scope = None, kinds: Kinds = None) -> JSON:
+                 scope: Scope = None, kinds: Kinds = None, as_of: ReadAsOf = None) -> JSON:
         service = caught_up(info)
         names = plain_list(kinds)
-        planning.plan_snapshot(service.state.knowledge, about, relation, scope, names)  # validates only
-        return service.state.knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=names)
+        knowledge = service.state.knowledge
+        planning.plan_snapshot(knowledge, about, relation, scope, names)  # validates only
+        if as_of is not None:
+            knowledge = knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK, POSITION}))
+        return knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=names)
 
     @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
                                   "The service cannot run a client's decision, so the answer it compares is the "
@@ -494,14 +622,18 @@ class KnowledgeQuery:
     @strawberry.field(description="The open disputes, oldest first, a page at a time (first ≤ 500); one "
                                   "question to a person each.")
     @user_errors
-    def disputes(self, info: strawberry.Info[Any, Any], first: First = None, after: After = None
-                 ) -> Connection[Dispute]:
+    def disputes(self, info: strawberry.Info[Any, Any], first: First = None, after: After = None,
+                 as_of: ReadAsOf = None) -> Connection[Dispute]:
         service = caught_up(info)
-        events = sorted(service.state.knowledge.open_disputes.values(), key=lambda e: (e.opened_at, e.key))
+        knowledge = service.state.knowledge
+        if as_of is not None:
+            knowledge = knowledge_as_of(service, as_of, frozenset({DISPUTES}))
+        events = sorted(knowledge.open_disputes.values(), key=lambda e: (e.opened_at, e.key))
         # A dispute's place is the journal position it opened at: a later read keeps it even when disputes
         # before it close or a retraction reopens an older one. Unique, as one entry asserts or resolves on
         # at most one key, and a key's disputes open one after another.
-        return paged("dispute", [(e.opened_at, Dispute.of(e)) for e in events], first, after)
+        page = paged("dispute", [(e.opened_at, Dispute.of(e)) for e in events], first, after)
+        return _items_then(service, page, as_of, lambda dispute: dispute.items)
 
     @strawberry.field(description="Flags in the order raised, a page at a time (first ≤ 500); pending: only "
                                   "pending (true) or ended (false) ones.")
@@ -509,21 +641,30 @@ class KnowledgeQuery:
     def flags(self, info: strawberry.Info[Any, Any],
               pending: Annotated[bool | None, strawberry.argument(
                   description="true: only pending flags; false: only ended ones; null: every flag.")] = None,
-              first: First = None, after: After = None) -> Connection[Flag]:
+              first: First = None, after: After = None, as_of: ReadAsOf = None) -> Connection[Flag]:
         service = caught_up(info)
-        every = [Flag.of(f) for f in service.state.knowledge.flags.values()]
-        return paged("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
+        knowledge = service.state.knowledge
+        if as_of is not None:  # the flags raised by then, pending or ended as they were then
+            knowledge = knowledge_as_of(service, as_of, frozenset({FLAGS}))
+        every = [Flag.of(f) for f in knowledge.flags.values()]
+        page = paged("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
+        return _items_then(service, page, as_of, lambda flag: flag.covers)
 
     @strawberry.field(description="Must this item be re-confirmed? Read from pending flags and the clock.")
     @user_errors
-    def stale(self, info: strawberry.Info[Any, Any], id: ItemId) -> list[str]:
+    def stale(self, info: strawberry.Info[Any, Any], id: ItemId, as_of: ReadAsOf = None) -> list[str]:
         service = caught_up(info)
+        if as_of is not None:
+            return stale_as_of(service, id, as_of)
         _props(service, id)
         return service.state.knowledge.stale_reasons(id)
 
     @strawberry.field(description="What was learned and from whom; refuted, retracted, expired, disputed, flagged.")
-    def report(self, info: strawberry.Info[Any, Any]) -> JSON:
+    @user_errors
+    def report(self, info: strawberry.Info[Any, Any], as_of: ReadAsOf = None) -> JSON:
         service = caught_up(info)
+        if as_of is not None:
+            return knowledge_as_of(service, as_of, EVERY_PART - {SNAPSHOTS}).report()
         return service.state.knowledge.report()
 
     @strawberry.field(description="Hashes of what the store believes (items and beliefs).")

@@ -1,6 +1,7 @@
 """`item(id, asOf: N)` on every backend: answered from the graph's history, it equals the item a replay
 of the journal up to N holds, at random positions of a random history of the realistic mix (facts
-with premises and shared keys, retractions); staleness as of a past position is refused, not guessed."""
+with premises and shared keys, retractions); its staleness then too (flags and the clock then: see
+test_knowledge_as_of.py, whose history raises them)."""
 
 from __future__ import annotations
 
@@ -47,9 +48,11 @@ def test_an_item_as_of_any_position_is_the_replay_s(backend: Backend) -> None:
                 statuses.add(item["status"])
         assert checked > 100 and "retracted" in statuses and len(statuses) >= 2
         some = sorted(then.items)[0]
-        refused = gql(client, 'query($id: String!, $n: Long) { item(id: $id, asOf: $n) { id stale } }',
-                      {"id": some, "n": head})
-        assert "stale: not answered as of a past position yet" in refused["errors"][0]["message"]
+        for position in (then.items[some].learned_at, head):
+            reasons = replay(entries, upto=position).knowledge.stale_reasons(some)
+            stale = gql(client, 'query($id: String!, $n: Long) { item(id: $id, asOf: $n) { id stale staleReasons } }',
+                        {"id": some, "n": position})
+            assert stale == {"data": {"item": {"id": some, "stale": bool(reasons), "staleReasons": reasons}}}
         before = gql(client, AS_OF, {"id": some, "n": 0})
         assert before["data"]["item"] is None and "at position 0" in before["errors"][0]["message"]
     finally:

@@ -1,0 +1,7 @@
+// What the entries up to position $upto wrote on every dispute (their histories, kept on their WROTE
+// edges), walked from each dispute (`WITH d`, no label on the entry: see items_history_upto).
+MATCH (d:Dispute)
+WITH d
+MATCH (d)<-[w:WROTE]-(e)
+WHERE e.seq <= $upto
+RETURN d.id AS id, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

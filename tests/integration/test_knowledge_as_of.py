@@ -1,0 +1,311 @@
+"""The knowledge reads as of a position on every backend: items, flags, disputes, stale, snapshot and
+report with `asOf: N` are answered from the graph's history and equal what the same reads give over a
+replay of the journal up to N, at random positions of a random history: the realistic mix with flags
+raised and ended, same-key facts disputing and resolved, ticks running re-confirmation periods out,
+uses, recorded snapshots, retractions, rollbacks, and questions answered (an answer's own adds)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from graph_service.api.app import create_app
+from graph_service.api.knowledge_types import knowledge_as_of
+from graph_service.domain import Draft
+from graph_service.errors import UserError
+from graph_service.journal.notes import plan_note
+from graph_service.knowledge import ops, planning
+from graph_service.knowledge.as_of import split_reasons
+from graph_service.knowledge.state import KnowledgeState
+from graph_service.questions import plans
+from graph_service.questions.state import ANSWER_QUESTION
+from graph_service.questions.targets import TargetView
+from graph_service.service import Service
+from graph_service.state import replay
+from tests.backends import Backend
+from tests.integration.graphql_client import gql
+
+ITEM_FIELDS = "id status why uses wrongUses support stale staleReasons"
+ITEMS = f"""query($f: ItemFilter, $first: Int, $after: String, $n: Long) {{
+  items(filter: $f, first: $first, after: $after, asOf: $n) {{
+    totalCount pageInfo {{ hasNextPage hasPreviousPage endCursor }} edges {{ cursor node {{ {ITEM_FIELDS} }} }} }} }}"""
+FLAGS = """query($p: Boolean, $first: Int, $after: String, $n: Long, $items: Boolean = false) {
+  flags(pending: $p, first: $first, after: $after, asOf: $n) {
+    totalCount pageInfo { hasNextPage endCursor }
+    edges { cursor node { id kind why pending raisedAt endedAt key scope covers
+                          coveredItems @include(if: $items) { id status } } } } }"""
+DISPUTES = """query($n: Long) { disputes(first: 500, asOf: $n) { totalCount edges { cursor node {
+  id key values items openedAt open closedAt resolved question disputedItems { id status } } } } }"""
+STALE = """query($id: String!, $n: Long) { stale(id: $id, asOf: $n) item(id: $id, asOf: $n) { stale staleReasons } }"""
+SNAPSHOT = """query($a: [String!], $r: String, $k: [ItemKind!], $n: Long) {
+  snapshot(about: $a, relation: $r, kinds: $k, asOf: $n) }"""
+REPORT = "query($n: Long) { report(asOf: $n) }"
+
+
+def _plain(value: Any) -> Any:
+    """A value as it comes back over GraphQL's JSON."""
+    return json.loads(json.dumps(value))
+
+
+def _history(service: Service, n: int, seed: int) -> None:
+    """The realistic mix, with a knowledge write the mix lacks after about every other of its entries;
+    bulk-loaded in batches (each plan sees the state the ones before it left), as Neo4j is slow here
+    at one statement per write."""
+    from benchmarks.service_shape import mix
+
+    rng = random.Random(seed)
+    state = service.state
+    k = state.knowledge
+
+    def attempt(plan: Callable[[], Draft | None]) -> Draft:
+        try:
+            draft = plan()
+        except UserError as refused:  # not writable now (nothing pending, nothing live ...): a note instead
+            return plan_note(f"skipped: {refused}")
+        return draft if draft is not None else plan_note("skipped: nothing to write")
+
+    def some(ids: Any, count: int = 1) -> list[str]:
+        pool = sorted(ids)
+        return rng.sample(pool, min(count, len(pool))) if pool else []
+
+    def live() -> list[str]:
+        return [i for i, r in k.items.items() if r.live()]
+
+    def extra() -> Iterator[Callable[[], Draft | None]]:
+        roll = rng.random()
+        if roll < 0.12:
+            yield lambda: planning.plan_flag(k, why=rng.choice(("drift", "open set; recheck")), ids=some(live(), 3))
+        elif roll < 0.16:
+            yield lambda: planning.plan_flag(k, why="key drift", key=(some(k.by_key) or ["[]"])[0])
+        elif roll < 0.18:
+            yield lambda: planning.plan_flag(k, why="everything", scope={})
+        elif roll < 0.28:
+            yield lambda: planning.plan_end_flag(k, (some(f.id for f in k.flags.values() if f.pending) or [""])[0])
+        elif roll < 0.50:
+            # Competing values from equal sources on one key: a dispute (or a refutation, by rank).
+            subject = f"gadget-{rng.randrange(3)}"
+            for value in rng.sample(("red", "blue", "green"), 2):
+                raw = {"kind": "fact", "body": {"s": subject, "r": "colour", "o": value},
+                       "source": rng.choice(("person", "person", "person", "person", "spec")),
+                       "reconfirm_after": rng.choice((None, 3, 8))}
+                yield lambda raw=raw: planning.plan_add(k, raw, by=rng.choice(("ann", "bob")))
+        elif roll < 0.53:
+            yield lambda: _resolve()
+        elif roll < 0.60:
+            yield lambda: planning.plan_tick(k, rng.randint(0, 4))
+        elif roll < 0.66:
+            yield lambda: planning.plan_used(k, some(live(), 2), wrong=rng.random() < 0.3)
+        elif roll < 0.71:
+            yield lambda: planning.plan_snapshot(k, about=some(k.by_subject, 2) or None)
+        elif roll < 0.76:
+            yield lambda: planning.plan_retract(k, (some(live()) or [""])[0], "wrong")
+        elif roll < 0.80:
+            yield lambda: planning.plan_rollback(k, (some(live()) or [""])[0], "undo")
+        elif roll < 0.84:
+            yield lambda: planning.plan_reconfirm(k, (some(live()) or [""])[0], "check again")
+        elif roll < 0.90:
+            yield lambda: plans.plan_next_question(state).draft
+            yield lambda: _answer()
+
+    def _resolve() -> Draft:
+        event = k.open_disputes[(some(k.open_disputes) or [""])[0]] if k.open_disputes else None
+        if event is None:
+            raise UserError("no open dispute")
+        return planning.plan_resolve(k, event.key, json.loads(rng.choice(event.values)))
+
+    def _answer() -> Draft | None:
+        asked = state.questions.questions(answered=False)
+        if not asked:
+            return None
+        record = asked[-1]
+        event = k.open_disputes.get(record.target)
+        if event is not None and rng.random() < 0.5:
+            return plans.plan_answer(state, record.id, by="bob", value=json.loads(rng.choice(event.values)))
+        if record.target in k.items:
+            return plans.plan_answer(state, record.id, by="bob", confirmed=True)
+        return None
+
+    def every() -> Iterator[Callable[[], Draft]]:
+        for plan in mix(service, n, seed):
+            yield plan
+            if rng.random() < 0.6:
+                for more in extra():
+                    yield lambda more=more: attempt(more)
+
+    service.journal.write_batch("loader", every(), batch_size=40)
+
+
+def _reference_items(then: KnowledgeState, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"id": p["id"], "status": p["status"], "why": p.get("why") or "", "uses": p.get("uses") or 0,
+             "wrongUses": p.get("wrong_uses") or 0, "support": [str(s) for s in p.get("support") or []],
+             "stale": bool(then.stale_reasons(p["id"])), "staleReasons": then.stale_reasons(p["id"])}
+            for p in then.find(**filters)]
+
+
+def _every_page(client: TestClient, position: int, filters: dict[str, Any] | None, size: int) -> list[Any]:
+    """Every item of the read, page by page with the cursors, checking each page's totals."""
+    found, after, total = [], None, None
+    while True:
+        got = gql(client, ITEMS, {"f": filters, "first": size, "after": after, "n": position})
+        assert "errors" not in got, got
+        page = got["data"]["items"]
+        total = page["totalCount"] if total is None else total
+        assert page["totalCount"] == total
+        assert page["pageInfo"]["hasPreviousPage"] == (after is not None and total > 0)
+        found += [e["node"] for e in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            assert len(found) == total
+            return found
+        after = page["pageInfo"]["endCursor"]
+
+
+def _check_flags(client: TestClient, position: int, then: KnowledgeState) -> int:
+    every = list(then.flags.values())
+    for pending in (None, True, False):
+        got = gql(client, FLAGS, {"p": pending, "first": 500, "n": position, "items": pending is None})
+        assert "errors" not in got, got
+        nodes = [e["node"] for e in got["data"]["flags"]["edges"]]
+        expected = [{"id": f.id, "kind": f.kind, "why": f.why, "pending": f.pending, "raisedAt": f.seq,
+                     "endedAt": f.ended_at, "key": f.key, "scope": f.scope, "covers": sorted(f.covers),
+                     **({"coveredItems": [{"id": i, "status": then.items[i].status} for i in sorted(f.covers)]}
+                        if pending is None else {})}
+                    for f in every if pending is None or f.pending == pending]
+        assert nodes == expected, (position, pending)
+    # Paged three at a time, the cursors walk the same flags.
+    walked, after = [], None
+    while True:
+        page = gql(client, FLAGS, {"first": 3, "after": after, "n": position})["data"]["flags"]
+        walked += [e["node"]["id"] for e in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert walked == [f.id for f in every]
+    return len(every)
+
+
+def _check_disputes(client: TestClient, position: int, then: KnowledgeState) -> int:
+    got = gql(client, DISPUTES, {"n": position})
+    assert "errors" not in got, got
+    nodes = [e["node"] for e in got["data"]["disputes"]["edges"]]
+    events = sorted(then.open_disputes.values(), key=lambda e: (e.opened_at, e.key))
+    expected = [{"id": d["id"], "key": d["key"], "values": d["values"], "items": d["items"],
+                 "openedAt": d["opened_at"], "open": True, "closedAt": None, "resolved": None,
+                 "question": d["question"], "disputedItems": [{"id": i, "status": then.items[i].status}
+                                                              for i in d["items"]]}
+                for d in then.disputes()]
+    assert nodes == expected and len(events) == len(nodes), position
+    return len(nodes)
+
+
+def _check_reconstruction(service: Service, position: int, then: KnowledgeState, questions: Any) -> None:
+    """What the lead reuses: the state at N holds the records a replay holds, and the question targets
+    read over it are the replay's."""
+    got = knowledge_as_of(service, position)
+    assert sorted(got.items) == sorted(then.items)
+    for item_id, rec in then.items.items():
+        mine = got.items[item_id]
+        assert [(a.assertion, a.retracted_at) for a in mine.assertions] == \
+            [(a.assertion, a.retracted_at) for a in rec.assertions], (position, item_id)
+        assert mine.flags == rec.flags and mine.verdict.reasons == rec.verdict.reasons, (position, item_id)
+        assert mine.materialise() == rec.materialise(), (position, item_id)
+    assert {i: (f.pending, f.ended_at, f.covers) for i, f in got.flags.items()} == \
+        {i: (f.pending, f.ended_at, f.covers) for i, f in then.flags.items()}
+    assert got.dispute_events == then.dispute_events and got.open_disputes == then.open_disputes
+    assert (got.clock, got.position, got.refusals) == (then.clock, then.position, then.refusals)
+    assert got.dependents_of == then.dependents_of and got.superseded_by == then.superseded_by
+    assert {s: ([f["id"] for f in v["facts"]], [h["id"] for h in v["hints"]], v["query"], v["position"])
+            for s, v in got.snapshots.items()} == \
+        {s: ([f["id"] for f in v["facts"]], [h["id"] for h in v["hints"]], v["query"], v["position"])
+         for s, v in then.snapshots.items()}
+    assert TargetView(got, questions).candidates() == TargetView(then, questions).candidates()
+
+
+def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        _history(service, 200, 11)
+        entries = list(service.journal.entries_after(0))
+        head = service.journal.seq
+        client = TestClient(create_app(service.settings, service=service))
+        rng = random.Random(20261203)
+        # An answer's own add (a person confirming a stale item) is an assertion the item's node history
+        # reaches through the answer's entry: the history must hold some.
+        answered = [e for e in entries if e.op == ANSWER_QUESTION
+                    and any(sub["op"] == ops.ADD for sub in e.payload.get("knowledge") or ())]
+        seen: dict[str, int] = {"flags": 0, "disputes": 0, "stale": 0, "hints": 0, "refused": 0,
+                                "answered": len(answered)}
+        # Random positions, and one where a dispute that is closed now was open.
+        closed = [e.opened_at for v in service.state.knowledge.dispute_events.values() for e in v if not e.open]
+        for position in [0, *sorted(rng.sample(range(1, head), 4)), *closed[:1], head]:
+            whole = replay(entries, upto=position)
+            then = whole.knowledge
+            # items: every one, filtered, and page by page with the cursors
+            for filters in ({}, {"status": ["active"]}, {"stale": True}, {"s": "gadget-1"},
+                            {"ids": [*sorted(then.items)[:5], "k-nothing"]}):
+                expected = _reference_items(then, filters)
+                assert _every_page(client, position, filters or None, 500) == expected, (position, filters)
+            assert _every_page(client, position, None, 7) == _reference_items(then, {})
+            seen["flags"] += _check_flags(client, position, then)
+            seen["disputes"] += _check_disputes(client, position, then)
+            for item_id in rng.sample(sorted(then.items), min(5, len(then.items))):
+                got = gql(client, STALE, {"id": item_id, "n": position})
+                assert "errors" not in got, got
+                reasons = then.stale_reasons(item_id)
+                assert got["data"] == {"stale": reasons, "item": {"stale": bool(reasons), "staleReasons": reasons}}
+                seen["stale"] += bool(reasons)
+            for about, relation, kinds in ((None, None, None), (["gadget-1", "gadget-2"], None, None),
+                                           (None, "colour", ["fact"])):
+                got = gql(client, SNAPSHOT, {"a": about, "r": relation, "k": kinds, "n": position})
+                assert "errors" not in got, got
+                expected = then.snapshot(about=about, relation=relation, kinds=kinds)
+                assert got["data"]["snapshot"] == _plain(expected), (position, about)
+                seen["hints"] += len(expected["hints"])
+            got = gql(client, REPORT, {"n": position})
+            assert "errors" not in got, got
+            assert got["data"]["report"] == _plain(then.report()), position
+            seen["refused"] += then.report()["refused"]
+            _check_reconstruction(service, position, then, whole.questions)
+        # The history reached what the reads are about (so the comparisons above could fail).
+        assert all(seen.values()), seen
+    finally:
+        service.close()
+
+
+def test_as_of_past_the_head_or_past_the_kept_history_is_refused_naming_as_of(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        _history(service, 80, 5)
+        head = service.journal.seq
+        client = TestClient(create_app(service.settings, service=service))
+        for query, variables in ((ITEMS, {}), (FLAGS, {}), (DISPUTES, {}), (SNAPSHOT, {}), (REPORT, {}),
+                                 (STALE, {"id": sorted(service.state.knowledge.items)[0]})):
+            got = gql(client, query, {**variables, "n": head + 1})
+            error = got["errors"][0]
+            assert error["extensions"]["field"] == "asOf" and f"position {head + 1}" in error["message"], query
+        missing = gql(client, STALE, {"id": "k-nothing", "n": head})
+        assert "no item 'k-nothing' at position" in missing["errors"][0]["message"]
+        # A store written before history was kept: what a read needs and the graph lacks is an error
+        # naming asOf, never a guess; the reads that do not need it still answer.
+        assert gql(client, FLAGS, {"n": head})["data"]["flags"]["totalCount"] > 0
+        assert service.state.knowledge.dispute_events  # Dispute nodes, open or closed, to read
+        backend.raw(service.graph, "MATCH ()-[c:COVERS]->() SET c.since_seq = NULL")
+        assert "errors" not in gql(client, DISPUTES, {"n": head})
+        for query in (FLAGS, REPORT):
+            got = gql(client, query, {"n": head})
+            assert "kept no history" in got["errors"][0]["message"], query
+            assert got["errors"][0]["extensions"]["field"] == "asOf"
+        backend.raw(service.graph, "MATCH (:Dispute)<-[w:WROTE]-() SET w.changes = NULL")
+        assert "kept no history" in gql(client, DISPUTES, {"n": head})["errors"][0]["message"]
+    finally:
+        service.close()
+
+
+def test_reasons_keep_a_reason_that_holds_the_separator() -> None:
+    whole = ["flag flag-3 pending: open set; recheck"]
+    assert split_reasons("rests on k-1, not active; flag flag-3 pending: open set; recheck", whole) == \
+        ("rests on k-1, not active", "flag flag-3 pending: open set; recheck")
+    assert split_reasons("a; b", whole) == ("a", "b") and split_reasons("", whole) == ()
