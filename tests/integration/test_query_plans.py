@@ -28,6 +28,12 @@ WHOLE_LABEL_READS = {
     "every_belief_history_upto": "fingerprint(asOf) and beliefs(asOf): every belief written by then",
     "every_item_history_upto": "fingerprint(asOf): every item written by then",
     "entries_off_position": "verify: entries whose position is not a number cannot be found by it",
+    "every_item_entries_upto": "items, report and snapshot as of a position: every item written by then "
+                               "(filtered on its state then, which no index holds)",
+    "flags_history_upto": "flags(asOf): the whole list as it stood, as at the head",
+    "flag_covers_upto": "flags(asOf) and report(asOf): what every flag covered then",
+    "disputes_history_upto": "disputes(asOf): every dispute, open or closed then",
+    "snapshots_history_upto": "report(asOf): every decision snapshot taken by then",
     "questions_history_upto": "questions(asOf) and unknowns(asOf): the whole lists, as at the head",
     "unknown_affects_upto": "unknowns(asOf): the whole list's AFFECTS edges",
     "bench_raw_write": "the benchmarks' raw baseline, on a label of its own",
