@@ -13,7 +13,7 @@ from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.knowledge_types import StatusChange, change_list
+from graph_service.api.knowledge_types import StatusChange, change_list, knowledge_as_of
 from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
@@ -204,14 +204,20 @@ class QuestionQuery:
                                   "the store does, so a cursor names a place in this ranking, not a target.")
     @user_errors
     def open_questions(self, info: strawberry.Info[Any, Any], first: First = None,
-                       after: After = None) -> Connection[OpenQuestion]:
+                       after: After = None, as_of: Annotated[Long | None, strawberry.argument(
+                           description="Rank the targets that were open at this journal position (0 to the "
+                                       "head), from the graph's history: the items, flags, disputes and questions "
+                                       "as they stood then. Null: now.")] = None) -> Connection[OpenQuestion]:
         service = caught_up(info)
-        state = service.state
-        candidates = {c.id: c for c in TargetView(state.knowledge, state.questions).candidates()}
+        if as_of is None:
+            knowledge, questions = service.state.knowledge, service.state.questions
+        else:  # the same ranking over the state the graph's history gives (never a replay)
+            knowledge, questions = knowledge_as_of(service, as_of), question_state_as_of(service, as_of)
+        candidates = {c.id: c for c in TargetView(knowledge, questions).candidates()}
         found = []
         for s in select_next_question(candidates.values()).ranking:
             c = candidates[s.id]
-            pending = state.questions.open_question_for(c.id)
+            pending = questions.open_question_for(c.id)
             found.append(OpenQuestion(target=c.id, target_kind=c.kind, subject=c.subject, parent=c.parent,
                                       text=formulate(c), score=ScoreBreakdown.of(s),
                                       asked=pending.id if pending else None))

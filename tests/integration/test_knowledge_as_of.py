@@ -22,8 +22,10 @@ from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import split_reasons
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions import plans
+from graph_service.questions.select import select_next_question
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.questions.targets import TargetView
+from graph_service.questions.text import formulate
 from graph_service.service import Service
 from graph_service.state import replay
 from tests.backends import Backend
@@ -224,6 +226,26 @@ def _check_reconstruction(service: Service, position: int, then: KnowledgeState,
     assert TargetView(got, questions).candidates() == TargetView(then, questions).candidates()
 
 
+OPEN_QUESTIONS = """query($n: Long) { openQuestions(first: 500, asOf: $n) { totalCount edges { node {
+  target targetKind subject parent text asked score { materiality openedAt } } } } }"""
+
+
+def _check_open_questions(client: TestClient, position: int, then: KnowledgeState, questions: Any) -> int:
+    """openQuestions as of N: the replay's targets, ranked the same, each with the question open on it then."""
+    got = gql(client, OPEN_QUESTIONS, {"n": position})
+    assert "errors" not in got, got
+    candidates = {c.id: c for c in TargetView(then, questions).candidates()}
+    expected = []
+    for s in select_next_question(candidates.values()).ranking:
+        c, pending = candidates[s.id], questions.open_question_for(s.id)
+        expected.append({"target": c.id, "targetKind": c.kind, "subject": c.subject, "parent": c.parent,
+                         "text": formulate(c), "asked": pending.id if pending else None,
+                         "score": {"materiality": s.materiality, "openedAt": s.opened_at}})
+    page = got["data"]["openQuestions"]
+    assert [e["node"] for e in page["edges"]] == expected and page["totalCount"] == len(expected), position
+    return len(expected)
+
+
 def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
     service = Service.open(backend.settings())
     try:
@@ -269,6 +291,8 @@ def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backen
             assert got["data"]["report"] == _plain(then.report()), position
             seen["refused"] += then.report()["refused"]
             _check_reconstruction(service, position, then, whole.questions)
+            seen["open targets"] = seen.get("open targets", 0) + _check_open_questions(client, position, then,
+                                                                                       whole.questions)
         # The history reached what the reads are about (so the comparisons above could fail).
         assert all(seen.values()), seen
     finally:
