@@ -11,7 +11,9 @@ import strawberry
 from graph_service.api.context import caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.node import Node
+from graph_service.api.scalars import Long
 from graph_service.errors import NotFound
+from graph_service.history import check_position, node_as_of
 from graph_service.service import Service
 from graph_service.statements import OP_SAY, message_observation_id
 
@@ -129,10 +131,17 @@ class StatementQuery:
                                   " Missing: null, with a NOT_FOUND error naming it (sibling fields are unaffected).")
     @user_errors
     def observation(self, info: strawberry.Info[Any, Any],
-                    id: Annotated[str, strawberry.argument(description="Its id (obs-<seq>-<slot>).")]
+                    id: Annotated[str, strawberry.argument(description="Its id (obs-<seq>-<slot>).")],
+                    as_of: Annotated[Long | None, strawberry.argument(
+                        description="Answer as of this journal position (0 to the head), from the graph's "
+                                    "history: whether it was marked inaccurate by then. Null: now.")] = None
                     ) -> Observation | None:
         service = caught_up(info)
-        return Observation.of(observation_props(service, id))
+        if as_of is None:
+            return Observation.of(observation_props(service, id))
+        check_position(as_of, service.journal.seq)
+        rows = [r for r in service.graph.run("node_history", {"id": id}) if r["label"] == "Observation"]
+        return Observation.of({**node_as_of(rows, as_of, f"observation {id!r}"), "id": id})
 
 
 @strawberry.type

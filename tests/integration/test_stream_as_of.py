@@ -161,6 +161,28 @@ def _unknown(u: Any) -> dict[str, Any]:
             "answered": u.answered, "answer": u.answer, "answeredAt": u.answered_at}
 
 
+OBSERVATION = """query($id: String!, $n: Long) { observation(id: $id, asOf: $n) {
+  id kind tick entry observer subject text speaker inaccurate inaccurateReason } }"""
+
+
+def _check_observations_as_of(client: TestClient, entries: list[Any]) -> None:
+    """observation(id, asOf): missing before the entry that wrote it; then as now, except that it is marked
+    inaccurate only from the entry that marked it (its one change)."""
+    marks = {e.payload["root_id"]: (e.seq, e.payload.get("reason")) for e in entries
+             if e.op == "belief.correct" and e.payload.get("kind") == "inaccurate"
+             and e.payload.get("root_kind") == "observation"}
+    for observation_id, (marked_at, reason) in sorted(marks.items())[:4]:
+        now = gql(client, OBSERVATION, {"id": observation_id, "n": None})["data"]["observation"]
+        assert now["inaccurate"] and now["inaccurateReason"] == reason
+        written = now["entry"]
+        before = gql(client, OBSERVATION, {"id": observation_id, "n": written - 1})
+        assert before["data"]["observation"] is None and before["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+        for position, marked in ((written, False), (marked_at - 1, False), (marked_at, True)):
+            got = gql(client, OBSERVATION, {"id": observation_id, "n": position})["data"]["observation"]
+            expected = {**now, "inaccurate": marked, "inaccurateReason": reason if marked else None}
+            assert got == expected, (observation_id, position)
+
+
 def test_recall_and_the_question_lists_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
     service = Service.open(backend.settings())
     try:
@@ -206,6 +228,7 @@ def test_recall_and_the_question_lists_as_of_any_position_are_the_replay_s(backe
                 assert rebuilt.open_question_for(c.id) == then.questions.open_question_for(c.id), (position, c.id)
                 assert rebuilt.questions_about(c.id) == then.questions.questions_about(c.id), (position, c.id)
         assert recalled > 20 and asked > 10  # the sample reached many rows and questions
+        _check_observations_as_of(client, entries)
         marked = next(e.payload["root_id"] for e in entries
                       if e.op == "belief.correct" and e.payload.get("root_kind") == "observation")
         assert any(r["id"] == marked for r in _got_recall(client, {
