@@ -18,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -27,6 +27,8 @@ import httpx
 from benchmarks.service_shape import LOADER, mix
 from graph_service.api.app import create_app
 from graph_service.config import Settings
+from graph_service.domain import Draft
+from graph_service.journal.notes import plan_note
 from graph_service.service import Service
 
 READ = """query($id: String!, $n: Long) { belief(id: $id, asOf: $n) {
@@ -65,6 +67,17 @@ async def _reads(service: Service, reads: int, seed: int) -> Timings:
     return timings
 
 
+def _with_notes(plans: Iterator[Callable[[], Draft]], entries: int, notes: int) -> Iterator[Callable[[], Draft]]:
+    """The plans with `notes` note plans spread evenly among them (after each plan, its share)."""
+    written = 0
+    for n, plan in enumerate(plans, 1):
+        yield plan
+        due = notes * n // max(1, entries)
+        while written < due:
+            written += 1
+            yield lambda i=written: plan_note(f"filler {i}")
+
+
 def _with_progress(plans: Iterator[T], started: float, every: int = 50_000) -> Iterator[T]:
     """The plans unchanged, saying on stderr how far the load has come (a 10^6 load takes many minutes)."""
     for n, plan in enumerate(plans, 1):
@@ -78,12 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--reads", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--notes", type=int, default=0,
+                        help="notes interleaved evenly with the mix: a journal of --entries + --notes entries whose "
+                             "nodes are the mix's (a long journal at a cost a shared machine can pay)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="time-travel-") as tmp:
         service = Service.open(Settings(data_dir=Path(tmp) / "data"))
         try:
             started = time.perf_counter()
-            plans = _with_progress(mix(service, args.entries, args.seed), started)
+            plans = _with_progress(_with_notes(mix(service, args.entries, args.seed), args.entries, args.notes),
+                                   started)
             written = service.journal.write_batch(LOADER, plans)
             print(f"loaded {written:,} entries in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             timings = asyncio.run(_reads(service, args.reads, args.seed))
