@@ -15,6 +15,17 @@ from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo, page_size
+from graph_service.api.knowledge_as_of import (
+    CLOCK,
+    DISPUTES,
+    EVERY_PART,
+    FLAGS,
+    ITEMS,
+    POSITION,
+    SNAPSHOTS,
+    knowledge_as_of,
+    stale_as_of,
+)
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
 from graph_service.api.scalars import Long
@@ -23,8 +34,7 @@ from graph_service.errors import NotFound, UserError
 from graph_service.fingerprint_as_of import fingerprints_as_of
 from graph_service.history import check_position, node_as_of
 from graph_service.journal.chain import canonical_json
-from graph_service.knowledge import ops, planning
-from graph_service.knowledge.as_of import ANSWER_OP, ASSERTION_OPS, KnowledgeHistory, knowledge_at, knowledge_ops
+from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, dispute_id, question_text
 from graph_service.knowledge.replay import redecide
@@ -298,79 +308,6 @@ def _items_as_of(service: Service, ids: list[str], as_of: int) -> dict[str, Item
         item.as_of, item.reasons = as_of, None
         found[item_id] = item
     return found
-
-
-# What `knowledge_as_of` can read: each part is one or two statements (see KnowledgeHistory).
-ITEMS, FLAGS, CLOCK, DISPUTES, SNAPSHOTS, REFUSALS, POSITION = (
-    "items", "flags", "clock", "disputes", "snapshots", "refusals", "position")
-EVERY_PART = frozenset({ITEMS, FLAGS, CLOCK, DISPUTES, SNAPSHOTS, REFUSALS, POSITION})
-# Entries read per statement while looking back for the last knowledge entry (POSITION).
-_POSITION_WINDOW = 64
-
-
-def knowledge_as_of(service: Service, as_of: int, parts: frozenset[str] = EVERY_PART,
-                    ids: list[str] | None = None) -> KnowledgeState:
-    """The knowledge state as the journal up to position `as_of` left it, read from the graph's history
-    (never by replaying the journal); see graph_service.knowledge.as_of.knowledge_at for what it holds.
-
-    `parts` says what to read (the rest is left empty): ITEMS (every item: its node's history and its
-    assertions' entries), FLAGS (with what they covered), CLOCK (the store clock, and each assertion's:
-    staleness needs it), DISPUTES, SNAPSHOTS, REFUSALS, POSITION (the last knowledge entry at or before
-    `as_of`; found by reading back from it, so it costs the entries after that one). `ids`: only these
-    items, and only the flags covering them (each flag's `covers` then holds only these items).
-    UserError unless `as_of` is 0 to the head; HistoryMissing where the store was written before
-    history was kept. The graph must hold every entry up to `as_of` (the API's `caught_up`); each part
-    is its own statement, consistent with the others because every one reads only what entries up to
-    `as_of` wrote, which later writes never change.
-    """
-    check_position(as_of, service.journal.seq)
-    graph, upto = service.graph, {"upto": as_of}
-    payload_ops = {"payload_ops": list(ASSERTION_OPS)}
-    items: list[dict[str, Any]] = []
-    if ITEMS in parts:
-        items = (graph.run("every_item_entries_upto", {**upto, **payload_ops}) if ids is None
-                 else graph.run("items_entries_upto", {**upto, **payload_ops, "ids": ids}))
-    flags: list[dict[str, Any]] = []
-    covers: list[dict[str, Any]] = []
-    if FLAGS in parts and ids is None:
-        flags, covers = graph.run("flags_history_upto", upto), graph.run("flag_covers_upto", upto)
-    elif FLAGS in parts:
-        rows = graph.run("item_flags_upto", {**upto, "ids": ids})
-        flags = list({(r["id"], r["seq"]): r for r in rows}.values())
-        covers = list({(r["id"], r["item"]): {"flag": r["id"], "item": r["item"], "since_seq": r["since_seq"]}
-                       for r in rows}.values())
-    history = KnowledgeHistory(
-        upto=as_of, items=items, flags=flags, covers=covers,
-        disputes=graph.run("disputes_history_upto", upto) if DISPUTES in parts else [],
-        snapshots=graph.run("snapshots_history_upto", upto) if SNAPSHOTS in parts else [],
-        ticks=graph.run("entries_of_op_upto", {**upto, "op": ops.TICK}) if CLOCK in parts else [],
-        refusals=graph.run("entries_of_op_upto", {**upto, "op": ops.REFUSED}) if REFUSALS in parts else [],
-        position=_knowledge_position(service, as_of) if POSITION in parts else 0,
-    )
-    return knowledge_at(history)
-
-
-def _knowledge_position(service: Service, upto: int) -> int:
-    """The last entry at or before `upto` that applied a knowledge operation (0: none): what the
-    knowledge state's `position` is after the journal up to `upto`."""
-    to = upto
-    while to > 0:
-        start = max(0, to - _POSITION_WINDOW)
-        for row in service.graph.run("entry_ops_between", {"from": start, "to": to, "answer": ANSWER_OP}):
-            payload = json.loads(row["payload"]) if row["payload"] else {}
-            if knowledge_ops(row["op"], payload):
-                return int(row["seq"])
-        to = start
-    return 0
-
-
-def stale_as_of(service: Service, item_id: str, as_of: int) -> list[str]:
-    """Why the item needed re-confirmation at position `as_of` (its flags and the clock then), read for
-    it alone; NotFound when it was not there then."""
-    knowledge = knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=[item_id])
-    if item_id not in knowledge.items:
-        raise NotFound(f"id: no item {item_id!r} at position {as_of}", field="id")
-    return knowledge.stale_reasons(item_id)
 
 
 def _found_item(knowledge: KnowledgeState, props: dict[str, Any], as_of: int | None) -> Item:

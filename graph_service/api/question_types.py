@@ -13,7 +13,8 @@ from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.knowledge_types import StatusChange, change_list, knowledge_as_of
+from graph_service.api.knowledge_as_of import knowledge_as_of
+from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft

@@ -14,7 +14,7 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
-from graph_service.api.knowledge_types import knowledge_as_of
+from graph_service.api.knowledge_as_of import knowledge_as_of
 from graph_service.domain import Draft
 from graph_service.errors import UserError
 from graph_service.journal.notes import plan_note
