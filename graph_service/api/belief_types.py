@@ -31,6 +31,7 @@ from graph_service.api.vocabularies import (
     plain,
 )
 from graph_service.beliefs.as_of import WalkNode, belief_page, live_then, props_then, walk_node
+from graph_service.beliefs.paging import rank_windows
 from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
 from graph_service.history import HistoryMissing, check_position
@@ -372,7 +373,12 @@ class BeliefEdge:
 class BeliefConnection:
     edges: list[BeliefEdge] = strawberry.field(description="This page's beliefs, in order.")
     page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
-    total_count: int = strawberry.field(description="How many beliefs match, across every page.")
+    total: strawberry.Private[Callable[[], int]]
+
+    @strawberry.field(description="How many beliefs match, across every page (counted when asked for: it "
+                                  "costs what the filter selects, a page only what it shows).")
+    def total_count(self) -> int:
+        return self.total()
 
 
 @strawberry.enum(description="How beliefs are ordered; ties by id.")
@@ -587,13 +593,19 @@ class BeliefQuery:
         wanted = filter or BeliefFilter()
         params = {"status": plain(wanted.status), "subject": wanted.subject, "kind": plain(wanted.kind)}
         if as_of is None:
-            rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
-                                     {**params, "after_key": after_key, "after_id": after_id,
-                                      "limit": size + 1})
+            rows: list[dict[str, Any]] = []
+            for low, high in rank_windows(order_by is BeliefOrder.CONFIDENCE_DESC, after_key):
+                rows += service.graph.run(f"belief_page_window_{order_by.value}", {
+                    **params, "low": low, "high": high, "after_key": after_key, "after_id": after_id,
+                    "limit": size + 1 - len(rows)})
+                if len(rows) > size:
+                    break
             more, rows = len(rows) > size, rows[:size]
             edges = [BeliefEdge(cursor=encode_cursor(r["key"], r["belief"]["id"]),
                                 node=Belief.of(r["belief"])) for r in rows]
-            total = service.graph.run("belief_count", params)[0]["total"]
+
+            def total() -> int:  # every belief the filter selects: counted only when asked for
+                return service.graph.run("belief_count", params)[0]["total"]
         else:
             check_position(as_of, service.journal.seq)
             page = belief_page(beliefs_then(service, as_of), **params,
@@ -601,13 +613,16 @@ class BeliefQuery:
                                after_id=after_id, limit=size)
             edges = [BeliefEdge(cursor=encode_cursor(key, props["id"]), node=_belief_then(props, as_of))
                      for key, props in page.rows]
-            more, total = page.more, page.total
+            more = page.more
+
+            def total() -> int:
+                return page.total
         return BeliefConnection(
             edges=edges,
             page_info=PageInfo(has_next_page=more, has_previous_page=after is not None,
                                start_cursor=edges[0].cursor if edges else None,
                                end_cursor=edges[-1].cursor if edges else None),
-            total_count=total,
+            total=total,
         )
 
     @strawberry.field(description="What a belief rests on: evidence, its roots (observations, items, beliefs) "
