@@ -1,12 +1,10 @@
 // The journal head: the compare-and-set anchor of appends (hash, seq) and of projection (projected),
 // created with the journal's format and a random log id (the checkpoints' origin names it).
-// A head of an empty journal written before formats existed takes the current format. A new head
-// says its beliefs keep their rank (belief_rank_fill has nothing to do).
+// A head of an empty journal written before formats existed takes the current format.
 MERGE (h:Head {id: 'journal'})
   ON CREATE SET h.seq = 0, h.hash = $genesis, h.projected = 0, h.format = $format, h.log_id = $log_id,
-                h.name = 'journal head', h.belief_rank = true
+                h.name = 'journal head'
 WITH h
 FOREACH (x IN CASE WHEN h.format IS NULL AND h.seq = 0 THEN [1] ELSE [] END |
   SET h.format = $format, h.log_id = coalesce(h.log_id, $log_id))
-RETURN h.seq AS seq, h.hash AS hash, h.projected AS projected, h.format AS format, h.log_id AS log_id,
-       h.belief_rank AS belief_rank
+RETURN h.seq AS seq, h.hash AS hash, h.projected AS projected, h.format AS format, h.log_id AS log_id

@@ -9,7 +9,6 @@ CREATE INDEX FOR (n:Snapshot) ON (n.id);
 CREATE INDEX FOR (n:Question) ON (n.id);
 CREATE INDEX FOR (n:Unknown) ON (n.id);
 CREATE INDEX FOR (n:Belief) ON (n.id);
-CREATE INDEX FOR (n:Belief) ON (n.rank);
 CREATE INDEX FOR (n:BeliefVersion) ON (n.id);
 CREATE INDEX FOR (n:Evidence) ON (n.id);
 CREATE INDEX FOR (n:Family) ON (n.id);

@@ -15,6 +15,5 @@ CREATE CONSTRAINT actor_id IF NOT EXISTS FOR (n:Actor) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT observation_id IF NOT EXISTS FOR (n:Observation) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT assertion_id IF NOT EXISTS FOR (n:Assertion) REQUIRE n.id IS UNIQUE;
 CREATE INDEX item_key IF NOT EXISTS FOR (n:Item) ON (n.key);
-CREATE INDEX belief_rank IF NOT EXISTS FOR (n:Belief) ON (n.rank);
 CREATE INDEX entry_idem IF NOT EXISTS FOR (n:Entry) ON (n.idem);
 CREATE INDEX entry_op IF NOT EXISTS FOR (n:Entry) ON (n.op);

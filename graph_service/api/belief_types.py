@@ -31,7 +31,6 @@ from graph_service.api.vocabularies import (
     plain,
 )
 from graph_service.beliefs.as_of import WalkNode, belief_page, live_then, props_then, walk_node
-from graph_service.beliefs.paging import rank_windows
 from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
 from graph_service.history import HistoryMissing, check_position
@@ -373,12 +372,7 @@ class BeliefEdge:
 class BeliefConnection:
     edges: list[BeliefEdge] = strawberry.field(description="This page's beliefs, in order.")
     page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
-    total: strawberry.Private[Callable[[], int]]
-
-    @strawberry.field(description="How many beliefs match, across every page (counted when asked for: it "
-                                  "costs what the filter selects, a page only what it shows).")
-    def total_count(self) -> int:
-        return self.total()
+    total_count: int = strawberry.field(description="How many beliefs match, across every page.")
 
 
 @strawberry.enum(description="How beliefs are ordered; ties by id.")
@@ -593,19 +587,13 @@ class BeliefQuery:
         wanted = filter or BeliefFilter()
         params = {"status": plain(wanted.status), "subject": wanted.subject, "kind": plain(wanted.kind)}
         if as_of is None:
-            rows: list[dict[str, Any]] = []
-            for low, high in rank_windows(order_by is BeliefOrder.CONFIDENCE_DESC, after_key):
-                rows += service.graph.run(f"belief_page_window_{order_by.value}", {
-                    **params, "low": low, "high": high, "after_key": after_key, "after_id": after_id,
-                    "limit": size + 1 - len(rows)})
-                if len(rows) > size:
-                    break
+            rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
+                                     {**params, "after_key": after_key, "after_id": after_id,
+                                      "limit": size + 1})
             more, rows = len(rows) > size, rows[:size]
             edges = [BeliefEdge(cursor=encode_cursor(r["key"], r["belief"]["id"]),
                                 node=Belief.of(r["belief"])) for r in rows]
-
-            def total() -> int:  # every belief the filter selects: counted only when asked for
-                return service.graph.run("belief_count", params)[0]["total"]
+            total = service.graph.run("belief_count", params)[0]["total"]
         else:
             check_position(as_of, service.journal.seq)
             page = belief_page(beliefs_then(service, as_of), **params,
@@ -613,16 +601,13 @@ class BeliefQuery:
                                after_id=after_id, limit=size)
             edges = [BeliefEdge(cursor=encode_cursor(key, props["id"]), node=_belief_then(props, as_of))
                      for key, props in page.rows]
-            more = page.more
-
-            def total() -> int:
-                return page.total
+            more, total = page.more, page.total
         return BeliefConnection(
             edges=edges,
             page_info=PageInfo(has_next_page=more, has_previous_page=after is not None,
                                start_cursor=edges[0].cursor if edges else None,
                                end_cursor=edges[-1].cursor if edges else None),
-            total=total,
+            total_count=total,
         )
 
     @strawberry.field(description="What a belief rests on: evidence, its roots (observations, items, beliefs) "

@@ -4,12 +4,15 @@ says of each node it reaches. Pure: the callers read the histories, these functi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graph_service.beliefs.records import confidence_key
 from graph_service.history import HistoryMissing, node_states
+
+CONFIDENCE_KEY_UNITS = 1_000_000_000
+"""A page's keyset key is the confidence in units of 1e-9 (cypher/belief_page_confidence_*.cypher)."""
 
 
 def props_then(writes: Iterable[Mapping[str, Any]], position: int) -> dict[str, Any] | None:
@@ -22,6 +25,14 @@ def props_then(writes: Iterable[Mapping[str, Any]], position: int) -> dict[str, 
     if states[-1].state is None:  # once unknown, unknown from there on (node_states)
         raise HistoryMissing(position)
     return states[-1].state
+
+
+def confidence_key(confidence: float) -> int:
+    """`round(confidence * 1e9)` as both backends' Cypher computes it for the head's page (half away from
+    zero; a confidence is positive), so a page as of a position orders and resumes as the head's does."""
+    scaled = float(confidence) * CONFIDENCE_KEY_UNITS
+    whole = math.floor(scaled)
+    return int(whole) + (1 if scaled - whole >= 0.5 else 0)
 
 
 @dataclass(frozen=True)

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from graph_service.beliefs.confidence import Breakdown, EvidenceValue
 from graph_service.beliefs.text import Signature
-
-CONFIDENCE_KEY_UNITS = 1_000_000_000
-"""A belief's rank is its confidence in units of 1e-9 (the fingerprint's precision): a whole number both
-backends compare exactly, the key pages of beliefs are ordered and resumed by (ties by id)."""
-
-
-def confidence_key(confidence: float) -> int:
-    """`round(confidence * 1e9)` as Cypher computes it (half away from zero; a confidence is positive)."""
-    scaled = float(confidence) * CONFIDENCE_KEY_UNITS
-    whole = math.floor(scaled)
-    return int(whole) + (1 if scaled - whole >= 0.5 else 0)
 
 
 @dataclass
@@ -122,7 +110,6 @@ class Belief:
             "epistemic_kind": self.epistemic_kind,
             "status": self.status,
             "confidence": self.confidence,
-            "rank": confidence_key(self.confidence),  # indexed: a page is read a window of ranks at a time
             "prior": self.prior,
             "version": self.version,
             "pinned": self.pinned is not None,

@@ -178,10 +178,6 @@ class Journal:
         self.graph.setup_schema()
         head = self.graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": secrets.token_hex(8)})[0]
         if head.get("format") == FORMAT:
-            if not head.get("belief_rank"):  # a store from before beliefs kept their rank: once
-                ranked = self.graph.run("belief_rank_fill")
-                log.info("ranked %s beliefs of a store written before beliefs kept their rank",
-                         ranked[0]["ranked"] if ranked else 0)
             return True
         if not allow_legacy:
             raise StoreFormatError(legacy_store_message(head))

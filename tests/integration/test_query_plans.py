@@ -19,8 +19,10 @@ from tests.backends import Backend
 CYPHER = Path(__file__).resolve().parents[2] / "cypher"
 
 WHOLE_LABEL_READS = {
-    "belief_count": "totalCount of a beliefs filter, when asked for: every belief it selects",
-    "belief_rank_fill": "once per store written before beliefs kept their rank (then the head says so)",
+    "belief_count": "totalCount of a beliefs filter: every belief it selects",
+    "belief_page_confidence_asc": "issue 10, open: a page of beliefs sorts every belief the filter selects "
+                                  "(FalkorDB has no index-ordered range scan)",
+    "belief_page_confidence_desc": "as belief_page_confidence_asc",
     "belief_fingerprint_rows": "verify's fingerprint of every belief",
     "item_fingerprint_rows": "verify's fingerprint of every item",
     "every_belief_history_upto": "fingerprint(asOf) and beliefs(asOf): every belief written by then",

@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from graph_service.beliefs.as_of import belief_page, live_then, props_then, walk_node
-from graph_service.beliefs.records import confidence_key
+from graph_service.beliefs.as_of import belief_page, confidence_key, live_then, props_then, walk_node
 from graph_service.history import HistoryMissing
 
 
