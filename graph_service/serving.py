@@ -15,11 +15,9 @@ died; workers' requests fail meanwhile and their /healthz says the backend is do
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import logging
 import os
-import signal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -27,13 +25,13 @@ from typing import Any
 from graph_service.config import Settings
 from graph_service.errors import UserError
 from graph_service.logs import log_config
+from graph_service.processes import die_with_parent
 from graph_service.storage.open import open_graph
 from graph_service.storage.port import GraphPort
 
 log = logging.getLogger(__name__)
 
 MAX_WORKERS = 64
-_PR_SET_PDEATHSIG = 1
 WATCH_SECONDS = 1.0
 
 
@@ -68,7 +66,7 @@ def worker_app(settings: Settings, connection: dict[str, str]) -> Any:
 
 def _die_with_parent() -> None:
     # A worker outliving a parent killed with -9 would keep serving a store nobody supervises.
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    die_with_parent()
     if os.getppid() == 1:  # the parent died before the call
         os._exit(1)
 

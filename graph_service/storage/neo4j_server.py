@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import json
 import os
 import shutil
@@ -25,10 +24,11 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
+from graph_service.processes import die_with_parent
+
 _REPO_POM = Path(__file__).resolve().parents[2] / "tools" / "neo4j" / "pom.xml"
 POM = Path(os.environ.get("GRAPH_SERVICE_NEO4J_POM", _REPO_POM))
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
-_PR_SET_PDEATHSIG = 1
 
 
 class Neo4jUnavailable(RuntimeError):
@@ -67,11 +67,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _die_with_parent() -> None:
-    # A server started for a test session must not outlive it, even after a kill -9 of pytest.
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class LocalNeo4j:
@@ -139,7 +134,7 @@ class LocalNeo4j:
         try:
             self._process = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
-                preexec_fn=_die_with_parent if self.die_with_parent else None,
+                preexec_fn=die_with_parent if self.die_with_parent else None,
             )
         finally:
             output.close()

@@ -1,0 +1,16 @@
+"""Child processes that never outlive the process that started them (Linux)."""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to send this process SIGTERM when its parent ends, even by kill -9: an embedded
+    server, a test's Neo4j or a worker left running would hold data files or a port nobody supervises.
+    Linux sends it when the parent's *thread* that forked this process ends (see
+    storage.falkordb_server._spawn_from_lasting_thread). Safe in a `preexec_fn`."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
