@@ -293,7 +293,7 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> Figures:
     return fig
 
 
-def _ready_pids(base: str, wanted: int, timeout: float = 600) -> set[int]:
+def ready_pids(base: str, wanted: int, timeout: float = 600) -> set[int]:
     """The pids of `wanted` worker processes that answer /healthz ready, asked from several threads."""
     seen: set[int] = set()
     deadline = time.monotonic() + timeout
@@ -315,7 +315,7 @@ def _workers(fig: Figures, data: Path, root: Path, args: argparse.Namespace) -> 
     def rates(workers: int, round_no: int) -> tuple[float, float]:
         served = serve(data, root / f"serve-workers-{workers}-{round_no}.log", workers)
         try:
-            _ready_pids(served.base, workers)
+            ready_pids(served.base, workers)
             beliefs = [e["node"]["id"] for e in post(served.base, "{ beliefs(first: 100) { edges { node { id } } } }")
                        ["data"]["beliefs"]["edges"]]
             items = [e["node"]["id"] for e in post(served.base, "{ items(first: 100) { edges { node { id } } } }")

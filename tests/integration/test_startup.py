@@ -37,12 +37,13 @@ def probe(url: str) -> tuple[int, dict[str, Any]] | None:
         return None  # not listening yet
 
 
-def start_serving(backend: Backend, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_serving(backend: Backend, folder: Path, *serve_args: str) -> tuple[subprocess.Popen[bytes], str]:
+    """`graph_service serve [serve_args]` on this backend on a free port, its log in folder/serve.log."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_TOKENS"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_"))}
     env.update(backend.env(), GRAPH_SERVICE_PORT=str(port))
     log = open(folder / "serve.log", "wb")  # noqa: SIM115 - the process writes it until it ends
-    proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve"], cwd=folder, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve", *serve_args], cwd=folder, env=env,
                             stdout=subprocess.DEVNULL, stderr=log)
     return proc, f"http://127.0.0.1:{port}"
 
@@ -94,10 +95,11 @@ def test_graphql_answers_503_while_starting() -> None:
 
 
 @pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
-def test_a_start_that_fails_ends_the_process_with_its_reason(backend: Backend, tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])  # with 2, refused by the parent before any worker starts
+def test_a_start_that_fails_ends_the_process_with_its_reason(backend: Backend, tmp_path: Path, workers: str) -> None:
     holder = backend.open_graph()  # holds the data folder: the service cannot have it
     try:
-        proc, _ = start_serving(backend, tmp_path)
+        proc, _ = start_serving(backend, tmp_path, "--workers", workers)
         assert proc.wait(timeout=120) == 2
     finally:
         holder.close()

@@ -13,28 +13,17 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from benchmarks.service_shape import post, ready_pids
 from tests.backends import Backend
 from tests.integration.test_explorer import free_port
-from tests.integration.test_startup import probe
+from tests.integration.test_startup import probe, start_serving
 
 WRITES = 120
-
-
-def serve_workers(backend: Backend, folder: Path, workers: int = 2) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_"))}
-    env.update(backend.env(), GRAPH_SERVICE_PORT=str(port))
-    log = open(folder / "serve.log", "wb")  # noqa: SIM115 - the process writes it until it ends
-    proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve", "--workers", str(workers)],
-                            cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=log)
-    return proc, f"http://127.0.0.1:{port}"
 
 
 def wait_ready(proc: subprocess.Popen[bytes], base: str, folder: Path, timeout: float = 120) -> None:
@@ -46,28 +35,6 @@ def wait_ready(proc: subprocess.Popen[bytes], base: str, folder: Path, timeout: 
             return
         time.sleep(0.1)
     raise AssertionError("not ready in time:\n" + (folder / "serve.log").read_text()[-3000:])
-
-
-def post(base: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    request = urllib.request.Request(f"{base}/graphql", data=json.dumps({"query": query, "variables": variables})
-                                     .encode(), headers={"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as answer:
-        return json.loads(answer.read())
-
-
-def worker_pids(base: str, wanted: int, tries: int = 2000) -> set[int]:
-    """The pids that answered /healthz, asked from 8 threads at once until `wanted` distinct ones did."""
-    seen: set[int] = set()
-
-    def ask(_: int) -> None:
-        if len(seen) < wanted:
-            answer = probe(f"{base}/healthz")
-            if answer is not None and answer[0] == 200 and "pid" in answer[1]:  # a worker that is ready
-                seen.add(answer[1]["pid"])
-
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(ask, range(tries)))
-    return seen
 
 
 def children_of(pid: int) -> set[int]:
@@ -84,10 +51,10 @@ def children_of(pid: int) -> set[int]:
 
 
 def test_two_workers_serve_one_store(backend: Backend, tmp_path: Path) -> None:
-    proc, base = serve_workers(backend, tmp_path)
+    proc, base = start_serving(backend, tmp_path, "--workers", "2")
     try:
         wait_ready(proc, base, tmp_path)
-        pids = worker_pids(base, 2)
+        pids = ready_pids(base, 2)
         assert len(pids) == 2 and os.getpid() not in pids and proc.pid not in pids, pids
 
         def write(i: int) -> int:
@@ -109,10 +76,7 @@ def test_two_workers_serve_one_store(backend: Backend, tmp_path: Path) -> None:
         victim = sorted(pids)[0]
         os.kill(victim, signal.SIGKILL)
         assert post(base, "{ head { seq } }")["data"]["head"]["seq"] == WRITES
-        deadline, replaced = time.monotonic() + 120, set()
-        while time.monotonic() < deadline and not (len(replaced) == 2 and victim not in replaced):
-            time.sleep(0.2)
-            replaced = worker_pids(base, 2, tries=200)
+        replaced = ready_pids(base, 2, timeout=120)  # the survivor and the replacement, once it is ready
         assert victim not in replaced and len(replaced) == 2 and replaced <= children_of(proc.pid), replaced
         assert write(WRITES) == WRITES + 1
     finally:
@@ -123,10 +87,10 @@ def test_two_workers_serve_one_store(backend: Backend, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
 def test_the_workers_and_the_embedded_server_end_with_a_parent_killed(backend: Backend, tmp_path: Path) -> None:
-    proc, base = serve_workers(backend, tmp_path)
+    proc, base = start_serving(backend, tmp_path, "--workers", "2")
     wait_ready(proc, base, tmp_path)
     everything = children_of(proc.pid)  # the workers, the embedded server, multiprocessing's tracker
-    assert worker_pids(base, 2) <= everything and len(everything) >= 3
+    assert ready_pids(base, 2) <= everything and len(everything) >= 3
     proc.kill()
     proc.wait(timeout=30)
     deadline = time.monotonic() + 30
@@ -141,17 +105,6 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
-
-
-@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
-def test_a_store_in_use_is_refused_before_any_worker_starts(backend: Backend, tmp_path: Path) -> None:
-    holder = backend.open_graph()  # holds the data folder: the service cannot have it
-    try:
-        proc, _ = serve_workers(backend, tmp_path)
-        assert proc.wait(timeout=120) == 2
-    finally:
-        holder.close()
-    assert "in use by another graph_service process" in (tmp_path / "serve.log").read_text()
 
 
 def test_a_worker_count_out_of_range_is_refused(tmp_path: Path) -> None:
