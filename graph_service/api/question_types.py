@@ -13,7 +13,7 @@ from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.knowledge_as_of import knowledge_as_of
+from graph_service.api.knowledge_as_of import EVERY_PART, POSITION, REFUSALS, knowledge_as_of
 from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.api.node import Node
 from graph_service.api.scalars import Long
@@ -213,7 +213,10 @@ class QuestionQuery:
         if as_of is None:
             knowledge, questions = service.state.knowledge, service.state.questions
         else:  # the same ranking over the state the graph's history gives (never a replay)
-            knowledge, questions = knowledge_as_of(service, as_of), question_state_as_of(service, as_of)
+            # The targets read items, flags, disputes, snapshots and the clock; not the knowledge position
+            # (a look back over the entries) nor the refusals.
+            knowledge = knowledge_as_of(service, as_of, EVERY_PART - {POSITION, REFUSALS})
+            questions = question_state_as_of(service, as_of)
         candidates = {c.id: c for c in TargetView(knowledge, questions).candidates()}
         found = []
         for s in select_next_question(candidates.values()).ranking:
