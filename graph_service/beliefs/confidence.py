@@ -7,9 +7,11 @@ row, and re-expressions (derived rows) never add to a family that already brough
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from graph_service.beliefs.vocabulary import (
@@ -119,13 +121,78 @@ def family_contribution(primary: Iterable[float], derived: Iterable[float]) -> t
     With primary rows: the strongest, plus a quarter of each further one, capped at 1.5 × strongest;
     derived rows are then ignored. Without: the strongest derived row alone.
     """
-    ranked = sorted(primary, reverse=True)
-    if not ranked:
-        return max(derived, default=0.0), False
-    strongest = ranked[0]
-    total = strongest + REPEAT_SHARE * sum(ranked[1:])
-    cap = REPEAT_CAP * strongest
-    return (cap, True) if total > cap else (total, False)
+    tally = FamilyTally()
+    for value in primary:
+        tally.add(value, primary=True)
+    for value in derived:
+        tally.add(value, primary=False)
+    if tally.empty:
+        return 0.0, False
+    amount, capped, _ = tally.contribution()
+    return amount, capped
+
+
+class FamilyTally:
+    """The live rows of one family on one side of one belief, kept as they come and go, so that
+    re-evaluating a belief costs its families, not every row it ever had.
+
+    The further primary rows are summed exactly (a `Fraction` of the floats, rounded once when read),
+    so a family's contribution depends only on which rows are live, never on the order they came and
+    went in: the same as `math.fsum` over them, and the same whichever way the tally was reached.
+    """
+
+    __slots__ = ("derived", "legacy_rows", "primary", "primary_sum")
+
+    def __init__(self) -> None:
+        self.primary: list[float] = []  # ascending
+        self.derived: list[float] = []  # ascending
+        self.primary_sum = Fraction(0)
+        self.legacy_rows = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.primary and not self.derived
+
+    def add(self, value: float, *, primary: bool, legacy: bool = False) -> None:
+        bisect.insort(self.primary if primary else self.derived, value)
+        if primary:
+            self.primary_sum += Fraction(value)
+        self.legacy_rows += legacy
+
+    def remove(self, value: float, *, primary: bool, legacy: bool = False) -> None:
+        """Forget one live row with this value; ValueError if the tally holds none."""
+        values = self.primary if primary else self.derived
+        at = bisect.bisect_left(values, value)
+        if at == len(values) or values[at] != value:
+            raise ValueError(f"the family tally holds no {'primary' if primary else 'derived'} row of value {value!r}")
+        del values[at]
+        if primary:
+            self.primary_sum -= Fraction(value)
+        self.legacy_rows -= legacy
+
+    def contribution(self) -> tuple[float, bool, float]:
+        """(contribution, capped, strongest row) of a tally holding at least one row."""
+        if not self.primary:
+            return self.derived[-1], False, self.derived[-1]
+        strongest = self.primary[-1]
+        total = strongest + REPEAT_SHARE * float(self.primary_sum - Fraction(strongest))
+        cap = REPEAT_CAP * strongest
+        return (cap, True, strongest) if total > cap else (total, False, strongest)
+
+
+FamilyKey = tuple[str, str]
+"""(direction, family)."""
+
+
+def tally_rows(rows: Iterable[EvidenceValue]) -> dict[FamilyKey, FamilyTally]:
+    """The family tallies of these live rows."""
+    tallies: dict[FamilyKey, FamilyTally] = {}
+    for row in rows:
+        tally = tallies.get((row.direction, row.family))
+        if tally is None:
+            tally = tallies[(row.direction, row.family)] = FamilyTally()
+        tally.add(row.value, primary=row.primary, legacy=row.provenance_status == LEGACY_UNKNOWN)
+    return tallies
 
 
 def diversity_for(supporting_families: int) -> float:
@@ -155,36 +222,32 @@ def _fmt(x: float) -> str:
 
 def assess(epistemic_kind: str, rows: Iterable[EvidenceValue]) -> Breakdown:
     """Confidence of a belief of this kind given its live evidence rows (retracted rows excluded)."""
+    return assess_tallies(epistemic_kind, tally_rows(rows))
+
+
+def assess_tallies(epistemic_kind: str, tallies: Mapping[FamilyKey, FamilyTally]) -> Breakdown:
+    """`assess` over the family tallies of the live rows (empty tallies count as absent)."""
     if epistemic_kind not in PRIORS:
         raise ValueError(f"unknown epistemic kind {epistemic_kind!r}")
     prior = PRIORS[epistemic_kind]
-    groups: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
-    legacy: set[str] = set()
-    for row in rows:
-        primary, derived = groups.setdefault((row.direction, row.family), ([], []))
-        (primary if row.primary else derived).append(row.value)
-        if row.provenance_status == LEGACY_UNKNOWN:
-            legacy.add(row.family)
-
+    groups = {key: tally for key, tally in tallies.items() if not tally.empty}
     notes: list[str] = []
     families: list[FamilyContribution] = []
     totals = {FOR: 0.0, AGAINST: 0.0}
     counts = {FOR: 0, AGAINST: 0}
     for direction, family in sorted(groups):
-        primary, derived = groups[(direction, family)]
-        amount, capped = family_contribution(primary, derived)
+        tally = groups[(direction, family)]
+        amount, capped, strongest = tally.contribution()
+        primary, derived = len(tally.primary), len(tally.derived)
         basis = "primary" if primary else "derived"
-        strongest = max(primary) if primary else max(derived)
         families.append(
-            FamilyContribution(
-                family, direction, amount, strongest, len(primary), len(derived), basis, capped
-            )
+            FamilyContribution(family, direction, amount, strongest, primary, derived, basis, capped)
         )
         if capped:
             notes.append(f"{family} ({direction}): repetition capped at 1.5 × its strongest row")
         if primary and derived:
             notes.append(
-                f"{family} ({direction}): {len(derived)} derived row(s) add nothing beside primary rows"
+                f"{family} ({direction}): {derived} derived row(s) add nothing beside primary rows"
             )
         if not primary:
             notes.append(f"{family} ({direction}): no primary row, its strongest derived row counts alone")
@@ -192,6 +255,7 @@ def assess(epistemic_kind: str, rows: Iterable[EvidenceValue]) -> Breakdown:
         # A family adding nothing (weight or credibility 0) is not a source of independent support.
         if amount > 0:
             counts[direction] += 1
+    legacy = {family for (_, family), tally in groups.items() if tally.legacy_rows}
     for family in sorted(legacy):
         notes.append(f"{family}: legacy_unknown rows, family is their source, no ancestry known")
     if not groups:

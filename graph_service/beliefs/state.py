@@ -13,7 +13,7 @@ from typing import Any
 
 from graph_service.beliefs import corrections, from_statements, generation
 from graph_service.beliefs.change import Change
-from graph_service.beliefs.confidence import assess
+from graph_service.beliefs.confidence import FamilyKey, FamilyTally, assess, assess_tallies
 from graph_service.beliefs.contradiction import (
     COUNTER_CREDIBILITY,
     COUNTER_DERIVATION,
@@ -32,6 +32,7 @@ from graph_service.beliefs.text import TokenIndex, signature
 from graph_service.beliefs.vocabulary import (
     DERIVED_DERIVATIONS,
     FOR,
+    LEGACY_UNKNOWN,
     ORIGIN_CLIENT,
     ORIGIN_CONTRADICTION,
     RECORDED,
@@ -74,6 +75,8 @@ class BeliefState:
         self._by_root: dict[tuple[str, str], list[str]] = {}
         self._by_text: dict[tuple[str, str | None], list[str]] = {}
         self._by_subject: dict[str, list[str]] = {}
+        # Per belief, its live rows by family: re-evaluating costs the belief's families, not its rows.
+        self._tallies: dict[str, dict[FamilyKey, FamilyTally]] = {}
         self._text_index = TokenIndex()
         self._pattern_index = TokenIndex()
         self._ids: tuple[int, dict[str, int]] = (0, {})
@@ -125,6 +128,7 @@ class BeliefState:
                         and all(present(evidence.root_kind or root_kind, r) for r in evidence.root_ids):
                     self.touch(change, evidence.belief, f"evidence {evidence.id} live again: its roots are back")
                     evidence.retracted, evidence.retracted_seq, evidence.retract_reason = False, None, None
+                    self._tally(evidence, live=True)
                     change.changed_rows[evidence.id] = None
                     affected.append(evidence.belief)
         self.settle(change, affected)
@@ -207,6 +211,7 @@ class BeliefState:
             origin=origin,
         )
         self.beliefs[belief_id] = belief
+        self._tallies[belief_id] = {}
         self._text_index.add(belief_id, belief.signature.tokens)
         self._by_text.setdefault(duplicate_key(proposition, subject), []).append(belief_id)
         if subject is not None:
@@ -239,6 +244,7 @@ class BeliefState:
         self.touch(change, belief_id, reason)
         self.rows[evidence.id] = evidence
         self.beliefs[belief_id].evidence.append(evidence.id)
+        self._tally(evidence, live=True)
         if evidence.root_kind is not None:
             for root in evidence.root_ids:
                 self._by_root.setdefault((evidence.root_kind, root), []).append(evidence.id)
@@ -253,6 +259,8 @@ class BeliefState:
 
     def retract_row(self, change: Change, evidence: EvidenceRow, reason: str) -> None:
         self.touch(change, evidence.belief, f"evidence {evidence.id} retracted")
+        if not evidence.retracted:
+            self._tally(evidence, live=False)
         evidence.retracted = True
         evidence.retracted_seq = change.seq
         evidence.retract_reason = reason
@@ -382,11 +390,27 @@ class BeliefState:
         return a.entity is None or b.entity is None or a.entity == b.entity
 
     def _evaluate(self, belief: Belief) -> None:
-        live = (self.rows[r].as_value() for r in belief.evidence if not self.rows[r].retracted)
-        belief.breakdown = assess(belief.epistemic_kind, live)
+        belief.breakdown = assess_tallies(belief.epistemic_kind, self._tallies[belief.id])
         belief.status = derive_status(
             belief.breakdown, pinned=belief.pinned, superseded=belief.superseded_by is not None
         )
+
+    def _tally(self, evidence: EvidenceRow, *, live: bool) -> None:
+        """Count a row that became live into its belief's family tally, or take one that stopped out."""
+        tallies = self._tallies[evidence.belief]
+        key = (evidence.direction, evidence.family)
+        value = evidence.as_value()
+        tally = tallies.get(key)
+        if live:
+            if tally is None:
+                tally = tallies[key] = FamilyTally()
+            tally.add(value.value, primary=value.primary, legacy=value.provenance_status == LEGACY_UNKNOWN)
+            return
+        if tally is None:
+            raise RuntimeError(f"evidence {evidence.id} left a family tally its belief does not have")
+        tally.remove(value.value, primary=value.primary, legacy=value.provenance_status == LEGACY_UNKNOWN)
+        if tally.empty:
+            del tallies[key]
 
     def _reweigh_counters(self, change: Change, belief: Belief) -> list[str]:
         moved = []
@@ -396,7 +420,9 @@ class BeliefState:
             if not link.active or evidence.retracted or abs(evidence.weight - belief.confidence) <= TOLERANCE:
                 continue
             self.touch(change, partner, f"counter-evidence from {belief.id} re-weighed")
+            self._tally(evidence, live=False)
             evidence.weight = belief.confidence
+            self._tally(evidence, live=True)
             change.changed_rows[evidence.id] = None
             moved.append(partner)
         return moved
