@@ -12,7 +12,7 @@ from graph_service.knowledge.items import scalar
 from graph_service.knowledge.rules import DisputeEvent, ItemFacts, ItemVerdict, LiveAssertion, PendingFlag
 
 
-@dataclass
+@dataclass(frozen=True)
 class Asserted:
     """One assertion of an item as journalled, and the position it was retracted at (if it was)."""
 
@@ -63,7 +63,8 @@ class ItemRecord:
     key: str | None
     value: str
     learned_at: int
-    assertions: list[Asserted] = field(default_factory=list)
+    # A tuple of frozen records, so a change is a new tuple: what `live()` caches is keyed by it.
+    assertions: tuple[Asserted, ...] = ()
     promoted: bool = False
     held_why: str | None = None
     retired_at: int | None = None
@@ -73,14 +74,36 @@ class ItemRecord:
     verdict: ItemVerdict = field(default_factory=lambda: ItemVerdict("retracted"))
     props: dict[str, Any] | None = None
     expiry_pushed: int | None = None
+    # (the assertions tuple it was built from, the live assertions): see `live`.
+    _live: tuple[tuple[Asserted, ...], tuple[LiveAssertion, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def status(self) -> str:
         return self.verdict.status
 
     def live(self) -> tuple[LiveAssertion, ...]:
-        """Assertions not retracted, in journal order."""
-        return tuple(a.assertion for a in self.assertions if a.retracted_at is None)
+        """Assertions not retracted, in journal order.
+
+        Built once per change of `assertions`: evaluation asks for it many times per write (every
+        unit-graph step reads its neighbours' liveness), and the tuple held in the cache cannot be
+        changed in place nor freed, so an identical `assertions` is the same assertions."""
+        cached = self._live
+        if cached is None or cached[0] is not self.assertions:
+            cached = (self.assertions, tuple(a.assertion for a in self.assertions if a.retracted_at is None))
+            self._live = cached
+        return cached[1]
+
+    def add_assertion(self, assertion: LiveAssertion) -> None:
+        """Record one more (live) assertion of the item, after those it has."""
+        self.assertions = (*self.assertions, Asserted(assertion))
+
+    def take_back(self, seq: int) -> None:
+        """Retract every live assertion of the item at journal position `seq`."""
+        self.assertions = tuple(
+            Asserted(a.assertion, seq) if a.retracted_at is None else a for a in self.assertions
+        )
 
     def premises(self, *, live_only: bool = True) -> list[str]:
         """Every item a (live) assertion of this one rests on, in order, without repeats."""

@@ -23,7 +23,6 @@ from graph_service.knowledge.incremental import Order, propagate, reference_eval
 from graph_service.knowledge.items import content_id, key_of, value_of
 from graph_service.knowledge.records import (
     FLAG_KINDS,
-    Asserted,
     FlagRecord,
     ItemRecord,
     dispute_id,
@@ -262,7 +261,7 @@ class KnowledgeState:
             reconfirm_after=p.get("reconfirm_after"),
             valid=None if valid is None else (valid[0], valid[1]),
         )
-        rec.assertions.append(Asserted(assertion))
+        rec.add_assertion(assertion)
         admission = p.get("admission", "present")
         if admission in ("present", "promoted"):
             rec.promoted, rec.held_why = True, None
@@ -310,16 +309,11 @@ class KnowledgeState:
         rec.promoted, rec.held_why = True, None
         return Applied(projection, self._recompute([rec.id], projection))
 
-    def _take_back(self, rec: ItemRecord, seq: int) -> None:
-        for asserted in rec.assertions:
-            if asserted.retracted_at is None:
-                asserted.retracted_at = seq
-
     def _retract(self, entry: Entry) -> Applied:
         projection, rec = Projection(), self._item(entry)
         if rec is None:
             return Applied(projection, {})
-        self._take_back(rec, entry.seq)
+        rec.take_back(entry.seq)
         return Applied(projection, self._recompute([rec.id], projection, structural=[rec.id]))
 
     def _rollback(self, entry: Entry) -> Applied:
@@ -340,7 +334,7 @@ class KnowledgeState:
                 self.items[other].flags.add(flag_id)
                 projection.edge("COVERS", "Flag", flag_id, "Item", other)
             projection.nodes.append(NodeUpsert("Flag", flag_id, flag.props()))
-        self._take_back(rec, entry.seq)
+        rec.take_back(entry.seq)
         return Applied(projection, self._recompute([rec.id, *sorted(restored)], projection, structural=[rec.id]))
 
     def _retire(self, entry: Entry) -> Applied:
