@@ -104,12 +104,53 @@ def first_learned(state: KnowledgeState, unit: str) -> int | None:
     return min(seqs) if seqs else None
 
 
+class UnitGraph:
+    """The unit graph of a state that does not change while it is read (one write's evaluation):
+    `unit_members`, `successors`, `predecessors` and `first_learned`, each worked out once per unit.
+
+    A write's schedule checks and searches ask the same units these again and again (a region's
+    done times read every unit's predecessors and successors, its equations re-read them); the
+    answers are the functions' own, so nothing here can differ from them while the state stands
+    still. Build a new one once the state has changed; the sets it returns must not be changed.
+    """
+
+    def __init__(self, state: KnowledgeState) -> None:
+        self.state = state
+        self._members: dict[str, list[ItemRecord]] = {}
+        self._successors: dict[str, set[str]] = {}
+        self._predecessors: dict[str, set[str]] = {}
+        self._first: dict[str, int | None] = {}
+
+    def members(self, unit: str) -> list[ItemRecord]:
+        found = self._members.get(unit)
+        if found is None:
+            found = self._members[unit] = unit_members(self.state, unit)
+        return found
+
+    def successors(self, unit: str) -> set[str]:
+        found = self._successors.get(unit)
+        if found is None:
+            found = self._successors[unit] = successors(self.state, unit)
+        return found
+
+    def predecessors(self, unit: str) -> set[str]:
+        found = self._predecessors.get(unit)
+        if found is None:
+            found = self._predecessors[unit] = predecessors(self.state, unit)
+        return found
+
+    def first_learned(self, unit: str) -> int | None:
+        if unit not in self._first:
+            self._first[unit] = first_learned(self.state, unit)
+        return self._first[unit]
+
+
 # The done time of a unit no release is needed for (nothing cyclic upstream): before any release.
 BEFORE = -1
 
 
 def done_times(
-    state: KnowledgeState, region: set[str], outside: Mapping[str, int]
+    graph: UnitGraph, region: set[str], outside: Mapping[str, int]
 ) -> tuple[dict[str, int], dict[str, int]]:
     """When `evaluate` decides each unit of `region` (a set closed under `successors`): the first-
     learned position of the release that makes it decidable (its own when it is released itself),
@@ -125,14 +166,14 @@ def done_times(
     """
     first: dict[str, int] = {}
     for u in region:
-        f = first_learned(state, u)
+        f = graph.first_learned(u)
         if f is not None:
             first[u] = f
     ext: dict[str, int] = {}
     inside: dict[str, int] = {}
     for u in first:
         latest, count = BEFORE, 0
-        for p in predecessors(state, u):
+        for p in graph.predecessors(u):
             if p in first:
                 count += 1
             elif p not in region:
@@ -149,7 +190,7 @@ def done_times(
         if u in times:
             continue
         times[u] = t
-        for v in successors(state, u):
+        for v in graph.successors(u):
             if v in first and v not in times:
                 inside[v] -= 1
                 if inside[v] == 0:
@@ -157,12 +198,12 @@ def done_times(
     return times, first
 
 
-def downstream(state: KnowledgeState, seeds: Iterable[str]) -> set[str]:
+def downstream(graph: UnitGraph, seeds: Iterable[str]) -> set[str]:
     """The seeds and every unit reachable from them by `successors`."""
     found = set(seeds)
     work = list(found)
     while work:
-        for v in successors(state, work.pop()):
+        for v in graph.successors(work.pop()):
             if v not in found:
                 found.add(v)
                 work.append(v)
@@ -193,7 +234,7 @@ class Order:
         for u in units:
             self.time.pop(u, None)
             self.first.pop(u, None)
-        times, first = done_times(state, units, {})
+        times, first = done_times(UnitGraph(state), units, {})
         self.time.update(times)
         self.first.update(first)
         self.units_scheduled += len(units)
@@ -238,7 +279,7 @@ def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
 
 
 def _cycle_through(
-    state: KnowledgeState, order: Order, unit: str, window: tuple[int, int] | None = None,
+    graph: UnitGraph, order: Order, unit: str, window: tuple[int, int] | None = None,
     loose: frozenset[str] | set[str] = frozenset(),
 ) -> bool:
     """Whether a cycle through `unit` (not released) stays within units learned after its done time
@@ -262,7 +303,7 @@ def _cycle_through(
     ahead, behind = {unit}, {unit}
     forward, backward = [unit], [unit]
     while forward and backward:
-        for v in successors(state, forward.pop()):
+        for v in graph.successors(forward.pop()):
             if v in behind:
                 return True
             if v not in ahead and within(v):
@@ -270,7 +311,7 @@ def _cycle_through(
                 forward.append(v)
         if not forward:
             break
-        for v in predecessors(state, backward.pop()):
+        for v in graph.predecessors(backward.pop()):
             if v in ahead:
                 return True
             if v not in behind and within(v):
@@ -279,7 +320,7 @@ def _cycle_through(
     return False
 
 
-def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedule | None:
+def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | None:
     """The schedule after a write whose structural changes (edges, liveness, first positions) are all
     on units in `changed` (their predecessor sets); None when a unit it needs was never scheduled.
 
@@ -302,47 +343,47 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     cyclic: set[str] = set()
     firsts: dict[str, int] = {}
     for u in sorted(changed):
-        first = first_learned(state, u)
+        first = graph.first_learned(u)
         if first is None:
             if u in order.first:
                 out.gone.add(u)
             continue
         firsts[u] = first
-        preds = predecessors(state, u)
+        preds = graph.predecessors(u)
         if any(p not in order.time and p not in changed for p in preds):
             return None
         # A changed predecessor that fails the check puts this unit downstream of it, recomputed
         # below; one that passes keeps its time: reading old times here is safe either way.
         latest = max((order.time.get(p, BEFORE) for p in preds), default=BEFORE)
         if u not in order.first:
-            if successors(state, u):
+            if graph.successors(u):
                 failing.add(u)
             else:
                 out.time[u], out.first[u] = min(first, latest), first
             continue
         if order.first[u] != first or min(first, latest) != order.time[u]:
             failing.add(u)
-        elif order.time[u] != first and _cycle_through(state, order, u):
+        elif order.time[u] != first and _cycle_through(graph, order, u):
             failing.add(u)
             cyclic.add(u)
     if not failing:
         return out
-    settled = _settle(state, order, changed, firsts, failing, cyclic)
+    settled = _settle(graph, order, changed, firsts, failing, cyclic)
     if settled is not None:
         times, recomputed = settled
         out.time.update(times)
         out.first.update({u: firsts[u] if u in firsts else order.first[u] for u in times})
         out.recomputed = recomputed
         return out
-    region = downstream(state, failing)
+    region = downstream(graph, failing)
     outside: dict[str, int] = {}
     for u in region:
-        for p in predecessors(state, u):
+        for p in graph.predecessors(u):
             if p not in region:
                 if p not in order.time:
                     return None
                 outside[p] = order.time[p]
-    times, first = done_times(state, region, outside)
+    times, first = done_times(graph, region, outside)
     out.time.update(times)
     out.first.update(first)
     out.gone |= {u for u in region if u not in first and u in order.first}
@@ -350,7 +391,7 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     return out
 
 
-def _behind(state: KnowledgeState, order: Order, unit: str, loose: set[str]) -> set[str]:
+def _behind(graph: UnitGraph, order: Order, unit: str, loose: set[str]) -> set[str]:
     """`unit` and every unit reaching it by `successors` through units within its window: learned
     after its done time and done before its first position (units never scheduled, and those in
     `loose`, count as within), as in `_cycle_through`. Every cycle through it within its window lies
@@ -359,7 +400,7 @@ def _behind(state: KnowledgeState, order: Order, unit: str, loose: set[str]) -> 
     found = {unit}
     work = [unit]
     while work:
-        for v in predecessors(state, work.pop()):
+        for v in graph.predecessors(work.pop()):
             if v in found:
                 continue
             f = order.first.get(v)
@@ -370,7 +411,7 @@ def _behind(state: KnowledgeState, order: Order, unit: str, loose: set[str]) -> 
 
 
 def _settle(
-    state: KnowledgeState,
+    graph: UnitGraph,
     order: Order,
     changed: set[str],
     firsts: Mapping[str, int],
@@ -427,7 +468,7 @@ def _settle(
 
     def equation(u: str) -> int:
         looked.add(u)
-        return min(first_of(u), max((time_of(p) for p in predecessors(state, u)), default=BEFORE))
+        return min(first_of(u), max((time_of(p) for p in graph.predecessors(u)), default=BEFORE))
 
     # New units: from their first positions down to their greatest solution with the rest held
     # (a write adds few, so repeated sweeps are cheap).
@@ -442,7 +483,7 @@ def _settle(
                 x[u], lowered = t, True
     region: set[str] = set()
     for u in sorted(cyclic):
-        region |= _behind(state, order, u, moved)
+        region |= _behind(graph, order, u, moved)
     for u in region:
         if u in order.first and (u in moved or (u in changed and equation(u) < order.time[u])):
             return None
@@ -451,7 +492,7 @@ def _settle(
     # (1) Raise until no equation is above X, solving R whenever what it reads from outside rose.
     work = [u for u in firsts if u in order.first and u not in region]
     for u in fresh:
-        work += [v for v in successors(state, u) if v not in region]
+        work += [v for v in graph.successors(u) if v not in region]
     visited = set(work)
     solve = bool(region)
     while solve or work:
@@ -460,17 +501,17 @@ def _settle(
             outside: dict[str, int] = {}
             for u in region:
                 looked.add(u)
-                for p in predecessors(state, u):
+                for p in graph.predecessors(u):
                     if p not in region:
                         outside[p] = time_of(p)
             if missing:
                 return None
-            solved, _ = done_times(state, region, outside)
+            solved, _ = done_times(graph, region, outside)
             for u, t in solved.items():
                 if t != time_of(u):
                     x[u] = t
                     visited.add(u)
-                    for v in successors(state, u):
+                    for v in graph.successors(u):
                         if v not in region:
                             visited.add(v)
                             work.append(v)
@@ -481,7 +522,7 @@ def _settle(
                 return None
             if t > time_of(u):
                 x[u] = t
-                for v in successors(state, u):
+                for v in graph.successors(u):
                     if v in region:
                         solve = True
                     else:
@@ -491,7 +532,7 @@ def _settle(
     # ones (its time only rose) while no first position moved.
     for u in sorted(firsts):
         rechecked = (u in failing and u not in cyclic) or u not in order.first or bool(moved)
-        if rechecked and time_of(u) < firsts[u] and _cycle_through(state, order, u, (time_of(u), firsts[u]), moved):
+        if rechecked and time_of(u) < firsts[u] and _cycle_through(graph, order, u, (time_of(u), firsts[u]), moved):
             return None
     # (3) Lower, smallest value first (so each unit is mostly lowered once): only units (1) looked
     # at or whose predecessors fall can have an equation below X.
@@ -504,7 +545,7 @@ def _settle(
         if t >= time_of(u):
             continue
         x[u] = t
-        for v in successors(state, u):
+        for v in graph.successors(u):
             tv = equation(v)
             if tv < time_of(v):
                 heapq.heappush(heap, (tv, v))
@@ -599,9 +640,10 @@ def propagate(
     a unit it needs was never scheduled: then only the whole component gives `evaluate`'s answer.
     Reads the state and the order; changes neither."""
     seeds = set(seeds)
+    graph = UnitGraph(state)
     changed = around(state, structural)
     if changed:
-        schedule = reschedule(state, order, changed)
+        schedule = reschedule(graph, order, changed)
         if schedule is None:
             return None
     else:
@@ -619,10 +661,10 @@ def propagate(
     moved = {u for u, t in schedule.time.items() if order.time.get(u) != t or order.first.get(u) != schedule.first[u]}
     start = seeds | changed | moved
     for u in moved:
-        start |= successors(state, u)
+        start |= graph.successors(u)
     heap: list[tuple[int, str]] = []
     for u in start:
-        if u in schedule.gone or first_learned(state, u) is None:
+        if u in schedule.gone or graph.first_learned(u) is None:
             heap.append((BEFORE, u))
         elif u not in time:
             return None
@@ -634,7 +676,7 @@ def propagate(
     while heap:
         _, unit = heapq.heappop(heap)
         queued.discard(unit)
-        members = unit_members(state, unit)
+        members = graph.members(unit)
         verdicts, events = evaluate_unit(state, members, out.verdicts, lambda u, me=unit: reads(me, u))
         out.units += 1
         if unit.startswith("k:"):

@@ -26,6 +26,7 @@ from graph_service.knowledge import ConsistencyGate, ShadowGate, SourceGate, ops
 from graph_service.knowledge.incremental import (
     BEFORE,
     Order,
+    UnitGraph,
     _cycle_through,
     predecessors,
     reference_evaluation,
@@ -464,7 +465,7 @@ def ask_cycles(state: KnowledgeState, rng: Any) -> tuple[int, int]:
             questions.append(((low, high + 1), loose))
         for window, loose in questions:
             want = cycle_through_reference(state, order, u, window, loose)
-            assert _cycle_through(state, order, u, window, loose) == want, (u, window)
+            assert _cycle_through(UnitGraph(state), order, u, window, loose) == want, (u, window)
             asked, found = asked + 1, found + want
     return asked, found
 
