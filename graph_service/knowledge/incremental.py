@@ -227,6 +227,9 @@ class Order:
     units_evaluated: int = 0
     whole_evaluations: int = 0
     units_scheduled: int = 0
+    # Each scheduled unit's predecessors as these times were worked out for: a cycle can carry
+    # times up only through an edge the unit graph did not have (see `reschedule`).
+    preds: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def reset(self, state: KnowledgeState, members: Iterable[str]) -> None:
         """Make the schedule exact for the units of these items (a union of whole components)."""
@@ -234,9 +237,12 @@ class Order:
         for u in units:
             self.time.pop(u, None)
             self.first.pop(u, None)
-        times, first = done_times(UnitGraph(state), units, {})
+            self.preds.pop(u, None)
+        graph = UnitGraph(state)
+        times, first = done_times(graph, units, {})
         self.time.update(times)
         self.first.update(first)
+        self.preds.update({u: frozenset(graph.predecessors(u)) for u in first})
         self.units_scheduled += len(units)
 
     def commit(self, schedule: Schedule) -> None:
@@ -244,19 +250,23 @@ class Order:
         for u in schedule.gone:
             self.time.pop(u, None)
             self.first.pop(u, None)
+            self.preds.pop(u, None)
         self.time.update(schedule.time)
         self.first.update(schedule.first)
+        self.preds.update(schedule.preds)
         self.units_scheduled += schedule.recomputed
 
 
 @dataclass
 class Schedule:
-    """A write's changes to an `Order`: new done times and first positions, units no longer live."""
+    """A write's changes to an `Order`: new done times, first positions and predecessors, units no
+    longer live."""
 
     time: dict[str, int] = field(default_factory=dict)
     first: dict[str, int] = field(default_factory=dict)
     gone: set[str] = field(default_factory=set)
     recomputed: int = 0
+    preds: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
@@ -320,6 +330,13 @@ def _cycle_through(
     return False
 
 
+def _gained(order: Order, unit: str, preds: Iterable[str]) -> bool:
+    """Whether the unit has a predecessor it did not have when its done time was worked out (True
+    when that was not recorded)."""
+    old = order.preds.get(unit)
+    return old is None or not old.issuperset(preds)
+
+
 def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | None:
     """The schedule after a write whose structural changes (edges, liveness, first positions) are all
     on units in `changed` (their predecessor sets); None when a unit it needs was never scheduled.
@@ -331,8 +348,9 @@ def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | 
     of units whose times rose, all to one value c, each learned no earlier than c and done before c.
     The old graph had no such cycle (its greatest solution would have put them at c or later), so it
     runs through a new edge into a changed unit u not released (a released one cannot rise): none
-    exists if no cycle through u stays within units learned after u's old time and done before u's
-    first position (`_cycle_through`). A new unit nothing depends on is decided after its
+    exists if u gained no predecessor (`Order.preds`: a write re-asserting what was asserted adds
+    no edge), nor if no cycle through u stays within units learned after u's old time and done
+    before u's first position (`_cycle_through`). A new unit nothing depends on is decided after its
     predecessors. Where that check fails, the times are settled around the units whose times change
     (`_settle`, exact as its docstring says); where it cannot show that, the done times of everything
     downstream of the units that failed are recomputed (`done_times`), the rest fixed.
@@ -350,6 +368,7 @@ def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | 
             continue
         firsts[u] = first
         preds = graph.predecessors(u)
+        out.preds[u] = frozenset(preds)
         if any(p not in order.time and p not in changed for p in preds):
             return None
         # A changed predecessor that fails the check puts this unit downstream of it, recomputed
@@ -363,7 +382,7 @@ def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | 
             continue
         if order.first[u] != first or min(first, latest) != order.time[u]:
             failing.add(u)
-        elif order.time[u] != first and _cycle_through(graph, order, u):
+        elif order.time[u] != first and _gained(order, u, preds) and _cycle_through(graph, order, u):
             failing.add(u)
             cyclic.add(u)
     if not failing:
@@ -433,14 +452,16 @@ def _settle(
     solution and X stays at or above the old times. (1) Raise: while some unit u outside R has
     min(first(u), max X(pred)) > X(u), raise X(u) to it; only changed units, successors of new units
     and successors of raised units can, every other equation being old and solved by the old times.
-    Then no equation is above X, and X is at or above the old times. (2) Check that no changed or new
-    unit w outside `cyclic` below its first position has a cycle through it within units learned
+    Then no equation is above X, and X is at or above the old times. (2) Check that no new unit, no
+    unit whose first position moved and no changed unit outside `cyclic` that gained a predecessor
+    (`Order.preds`), w below its first position, has a cycle through it within units learned
     after X(w) and done before first(w), counting units never scheduled and those whose first
     position moved as within (`_cycle_through`; old times are at most X, so it finds at least those
     cycles). Then Y <= X: were some Y(u) > X(u), (1) gives a predecessor p with Y(p) >= Y(u) > X(p),
     and following them ends on a cycle C of units all at one value c with old time <= X < c <= first.
-    With no new edge or unit on it, raising the old times to c there would solve the old system above
-    its greatest solution; so it runs into a changed or new unit. (2) rules out one outside `cyclic`;
+    With no new edge, new unit or moved first position on it, raising the old times to c there would
+    solve the old system above its greatest solution; so it runs into a new unit, through a unit whose
+    first position moved, or through an edge a changed unit gained. (2) rules out one outside `cyclic`;
     through a cyclic unit, C lies within its window (X there is at or above the old time), so in R,
     and raising X to c on C would solve R's system above its greatest solution. (3) Lower: from X,
     lowering one unit at a time to its equation's value stays at or above Y (the equations are
@@ -529,9 +550,13 @@ def _settle(
                         visited.add(v)
                         work.append(v)
     # (2) A changed unit that passed was checked with the old windows, which hold at least the new
-    # ones (its time only rose) while no first position moved.
+    # ones (its time only rose) while no first position moved. A cycle runs into a changed unit
+    # through an edge it gained, or through the unit itself where its first position moved: one of
+    # neither kind needs no check.
     for u in sorted(firsts):
-        rechecked = (u in failing and u not in cyclic) or u not in order.first or bool(moved)
+        rechecked = u not in order.first or u in moved or (
+            _gained(order, u, graph.predecessors(u)) and ((u in failing and u not in cyclic) or bool(moved))
+        )
         if rechecked and time_of(u) < firsts[u] and _cycle_through(graph, order, u, (time_of(u), firsts[u]), moved):
             return None
     # (3) Lower, smallest value first (so each unit is mostly lowered once): only units (1) looked

@@ -80,6 +80,7 @@ def exact_schedule(state: KnowledgeState) -> None:
     fresh.reset(state, state.items)
     assert state.order.time == fresh.time
     assert state.order.first == fresh.first
+    assert state.order.preds == fresh.preds
 
 
 def step(t: Twin, data: st.DataObject, subjects: int) -> None:
