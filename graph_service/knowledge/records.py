@@ -78,6 +78,8 @@ class ItemRecord:
     _live: tuple[tuple[Asserted, ...], tuple[LiveAssertion, ...]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    # The node properties what the item is (kind, body, scope, key) decides: see `materialise`.
+    _fixed: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def status(self) -> str:
@@ -138,16 +140,26 @@ class ItemRecord:
         live = self.live()
         shown = verdict.best or (live[-1] if live else self.assertions[-1].assertion)
         valid = shown.valid or (None, None)
-        body = self.body
-        summary = f"{body['s']} {body['r']} {scalar(body.get('o'))}" if self.key is not None else self.kind
+        if self._fixed is None:
+            # Worked out once: an item's id is its content, so its kind, body and scope never change.
+            body = self.body
+            self._fixed = (
+                scalar(body.get("s")),
+                scalar(body.get("r")),
+                scalar(body.get("o")),
+                canonical_json(body),
+                canonical_json(self.scope),
+                f"{body['s']} {body['r']} {scalar(body.get('o'))}" if self.key is not None else self.kind,
+            )
+        s, r, o, body_json, scope_json, summary = self._fixed
         return {
             "id": self.id,
             "kind": self.kind,
-            "s": scalar(body.get("s")),
-            "r": scalar(body.get("r")),
-            "o": scalar(body.get("o")),
-            "body": canonical_json(body),
-            "scope": canonical_json(self.scope),
+            "s": s,
+            "r": r,
+            "o": o,
+            "body": body_json,
+            "scope": scope_json,
             "key": self.key,
             "summary": summary,
             "source": shown.source,
