@@ -23,7 +23,6 @@ Pure: plain functions over the state's records; no I/O.
 from __future__ import annotations
 
 import heapq
-from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
@@ -673,14 +672,23 @@ def propagate(
             return None
     else:
         schedule = Schedule()
-    time = ChainMap(cast("dict[str, int]", schedule.time), order.time)
-    first = ChainMap(cast("dict[str, int]", schedule.first), order.first)
+    new_time, new_first = schedule.time, schedule.first
+
+    # The schedule as it stands once this one is committed (read many times a unit: no ChainMap).
+    def time_of(u: str) -> int | None:
+        return new_time[u] if u in new_time else order.time.get(u)
+
+    def first_of(u: str) -> int | None:
+        return new_first[u] if u in new_first else order.first.get(u)
 
     def reads(reader: str, unit: str) -> bool:
         """Whether `reader` reads `unit`'s verdicts (rather than seeing its items as pending): a unit
         not released reads all it rests on; a released one only what was done before its release."""
-        f = first.get(reader)
-        return f is None or time.get(reader) != f or time.get(unit, BEFORE) < f
+        f = first_of(reader)
+        if f is None or time_of(reader) != f:
+            return True
+        t = time_of(unit)
+        return (BEFORE if t is None else t) < f
 
     # Units whose done time changed read differently, and so may their readers.
     moved = {u for u, t in schedule.time.items() if order.time.get(u) != t or order.first.get(u) != schedule.first[u]}
@@ -691,10 +699,10 @@ def propagate(
     for u in start:
         if u in schedule.gone or graph.first_learned(u) is None:
             heap.append((BEFORE, u))
-        elif u not in time:
+        elif (t := time_of(u)) is None:
             return None
         else:
-            heap.append((time[u], u))
+            heap.append((t, u))
     heapq.heapify(heap)
     queued = {u for _, u in heap}
     out = Outcome({}, {}, schedule=schedule)
@@ -728,10 +736,10 @@ def propagate(
         for reader in readers:
             if reader in queued:
                 continue
-            if reader not in time:
+            if (t := time_of(reader)) is None:
                 return None
             queued.add(reader)
-            heapq.heappush(heap, (time[reader], reader))
+            heapq.heappush(heap, (t, reader))
     return out
 
 
