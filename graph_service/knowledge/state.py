@@ -181,9 +181,14 @@ class KnowledgeState:
             self.order.units_evaluated += outcome.units
             self.order.commit(outcome.schedule)
         changes: StatusChanges = {}
+        # An item's properties are its record's and its verdict's: one re-decided to the verdict it
+        # had, its record not touched by this write (every handler touches what it changes), reads
+        # as it did, and re-materialising it (most of what a write re-decides) would change nothing.
+        own = set(ids)
         for item_id in sorted(verdicts):
             rec = self.items[item_id]
             before = rec.status if rec.props is not None else None
+            unchanged = rec.props is not None and item_id not in own and rec.verdict == verdicts[item_id]
             rec.verdict = verdicts[item_id]
             if before is not None and before != rec.status:
                 changes[item_id] = (before, rec.status)
@@ -191,7 +196,8 @@ class KnowledgeState:
             if expires is not None and expires > self.clock and rec.expiry_pushed != expires:
                 rec.expiry_pushed = expires
                 heapq.heappush(self._expiry, (expires, item_id))
-            self._materialise(rec, projection)
+            if not unchanged:
+                self._materialise(rec, projection)
         for key in sorted(disputes):
             self._project_disputes(key, disputes[key], projection)
         return changes

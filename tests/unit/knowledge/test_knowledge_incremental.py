@@ -66,6 +66,7 @@ class Twin:
         for item_id, rec in self.inc.items.items():
             assert rec.verdict == verdicts[item_id], item_id
             assert rec.props == self.ref.items[item_id].props, item_id
+            assert rec.props == rec.materialise(), item_id  # no write left an item's properties behind
         for key, events in disputes.items():
             assert self.inc.dispute_events.get(key, ()) == events, key
         assert self.inc.dispute_events == self.ref.dispute_events
