@@ -35,7 +35,7 @@ from graph_service.history import HistoryMissing
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import ops
 from graph_service.knowledge.items import BEHAVIOUR_KINDS, content_id, value_of
-from graph_service.knowledge.records import Asserted, FlagRecord, ItemRecord
+from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.rules import DisputeEvent, ItemVerdict, LiveAssertion
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.state import ANSWER_QUESTION as ANSWER_OP
@@ -195,15 +195,13 @@ def _item_record(item_id: str, props: Mapping[str, Any], rows: Iterable[Mapping[
         for op, p in knowledge_ops(row["op"], _payload(row)):
             if op == ops.ADD and content_id(p["kind"], p["body"], p.get("scope") or {}) == item_id:
                 valid = p.get("valid")
-                rec.assertions.append(Asserted(LiveAssertion(
+                rec.add_assertion(LiveAssertion(
                     seq=row["seq"], source=p["source"], by=p.get("by") or row["by"],
                     premises=tuple(p.get("derived_from") or ()), supersedes=p.get("supersedes"),
                     clock_at=clock_before(row["seq"]), reconfirm_after=p.get("reconfirm_after"),
-                    valid=None if valid is None else (valid[0], valid[1]))))
+                    valid=None if valid is None else (valid[0], valid[1])))
             elif op in _TAKE_BACK_OPS and p.get("id") == item_id:
-                for asserted in rec.assertions:
-                    if asserted.retracted_at is None:
-                        asserted.retracted_at = row["seq"]
+                rec.take_back(row["seq"])
     return rec
 
 

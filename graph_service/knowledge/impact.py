@@ -57,7 +57,7 @@ def impact(state: KnowledgeState, ids: Iterable[str]) -> Impact:
     to every verdict and every key's dispute events. Ids never written are ignored.
     """
     taken_back = {
-        i: replace(rec, assertions=[Asserted(a.assertion, state.position + 1) for a in rec.assertions])
+        i: replace(rec, assertions=tuple(Asserted(a.assertion, state.position + 1) for a in rec.assertions))
         for i in dict.fromkeys(ids)
         if (rec := state.items.get(i)) is not None and rec.live()
     }

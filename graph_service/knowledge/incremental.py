@@ -23,7 +23,6 @@ Pure: plain functions over the state's records; no I/O.
 from __future__ import annotations
 
 import heapq
-from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
@@ -104,12 +103,53 @@ def first_learned(state: KnowledgeState, unit: str) -> int | None:
     return min(seqs) if seqs else None
 
 
+class UnitGraph:
+    """The unit graph of a state that does not change while it is read (one write's evaluation):
+    `unit_members`, `successors`, `predecessors` and `first_learned`, each worked out once per unit.
+
+    A write's schedule checks and searches ask the same units these again and again (a region's
+    done times read every unit's predecessors and successors, its equations re-read them); the
+    answers are the functions' own, so nothing here can differ from them while the state stands
+    still. Build a new one once the state has changed; the sets it returns must not be changed.
+    """
+
+    def __init__(self, state: KnowledgeState) -> None:
+        self.state = state
+        self._members: dict[str, list[ItemRecord]] = {}
+        self._successors: dict[str, set[str]] = {}
+        self._predecessors: dict[str, set[str]] = {}
+        self._first: dict[str, int | None] = {}
+
+    def members(self, unit: str) -> list[ItemRecord]:
+        found = self._members.get(unit)
+        if found is None:
+            found = self._members[unit] = unit_members(self.state, unit)
+        return found
+
+    def successors(self, unit: str) -> set[str]:
+        found = self._successors.get(unit)
+        if found is None:
+            found = self._successors[unit] = successors(self.state, unit)
+        return found
+
+    def predecessors(self, unit: str) -> set[str]:
+        found = self._predecessors.get(unit)
+        if found is None:
+            found = self._predecessors[unit] = predecessors(self.state, unit)
+        return found
+
+    def first_learned(self, unit: str) -> int | None:
+        if unit not in self._first:
+            self._first[unit] = first_learned(self.state, unit)
+        return self._first[unit]
+
+
 # The done time of a unit no release is needed for (nothing cyclic upstream): before any release.
 BEFORE = -1
 
 
 def done_times(
-    state: KnowledgeState, region: set[str], outside: Mapping[str, int]
+    graph: UnitGraph, region: set[str], outside: Mapping[str, int]
 ) -> tuple[dict[str, int], dict[str, int]]:
     """When `evaluate` decides each unit of `region` (a set closed under `successors`): the first-
     learned position of the release that makes it decidable (its own when it is released itself),
@@ -125,14 +165,14 @@ def done_times(
     """
     first: dict[str, int] = {}
     for u in region:
-        f = first_learned(state, u)
+        f = graph.first_learned(u)
         if f is not None:
             first[u] = f
     ext: dict[str, int] = {}
     inside: dict[str, int] = {}
     for u in first:
         latest, count = BEFORE, 0
-        for p in predecessors(state, u):
+        for p in graph.predecessors(u):
             if p in first:
                 count += 1
             elif p not in region:
@@ -149,7 +189,7 @@ def done_times(
         if u in times:
             continue
         times[u] = t
-        for v in successors(state, u):
+        for v in graph.successors(u):
             if v in first and v not in times:
                 inside[v] -= 1
                 if inside[v] == 0:
@@ -157,12 +197,12 @@ def done_times(
     return times, first
 
 
-def downstream(state: KnowledgeState, seeds: Iterable[str]) -> set[str]:
+def downstream(graph: UnitGraph, seeds: Iterable[str]) -> set[str]:
     """The seeds and every unit reachable from them by `successors`."""
     found = set(seeds)
     work = list(found)
     while work:
-        for v in successors(state, work.pop()):
+        for v in graph.successors(work.pop()):
             if v not in found:
                 found.add(v)
                 work.append(v)
@@ -186,6 +226,9 @@ class Order:
     units_evaluated: int = 0
     whole_evaluations: int = 0
     units_scheduled: int = 0
+    # Each scheduled unit's predecessors as these times were worked out for: a cycle can carry
+    # times up only through an edge the unit graph did not have (see `reschedule`).
+    preds: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def reset(self, state: KnowledgeState, members: Iterable[str]) -> None:
         """Make the schedule exact for the units of these items (a union of whole components)."""
@@ -193,9 +236,12 @@ class Order:
         for u in units:
             self.time.pop(u, None)
             self.first.pop(u, None)
-        times, first = done_times(state, units, {})
+            self.preds.pop(u, None)
+        graph = UnitGraph(state)
+        times, first = done_times(graph, units, {})
         self.time.update(times)
         self.first.update(first)
+        self.preds.update({u: frozenset(graph.predecessors(u)) for u in first})
         self.units_scheduled += len(units)
 
     def commit(self, schedule: Schedule) -> None:
@@ -203,19 +249,23 @@ class Order:
         for u in schedule.gone:
             self.time.pop(u, None)
             self.first.pop(u, None)
+            self.preds.pop(u, None)
         self.time.update(schedule.time)
         self.first.update(schedule.first)
+        self.preds.update(schedule.preds)
         self.units_scheduled += schedule.recomputed
 
 
 @dataclass
 class Schedule:
-    """A write's changes to an `Order`: new done times and first positions, units no longer live."""
+    """A write's changes to an `Order`: new done times, first positions and predecessors, units no
+    longer live."""
 
     time: dict[str, int] = field(default_factory=dict)
     first: dict[str, int] = field(default_factory=dict)
     gone: set[str] = field(default_factory=set)
     recomputed: int = 0
+    preds: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
@@ -238,7 +288,7 @@ def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
 
 
 def _cycle_through(
-    state: KnowledgeState, order: Order, unit: str, window: tuple[int, int] | None = None,
+    graph: UnitGraph, order: Order, unit: str, window: tuple[int, int] | None = None,
     loose: frozenset[str] | set[str] = frozenset(),
 ) -> bool:
     """Whether a cycle through `unit` (not released) stays within units learned after its done time
@@ -262,7 +312,7 @@ def _cycle_through(
     ahead, behind = {unit}, {unit}
     forward, backward = [unit], [unit]
     while forward and backward:
-        for v in successors(state, forward.pop()):
+        for v in graph.successors(forward.pop()):
             if v in behind:
                 return True
             if v not in ahead and within(v):
@@ -270,7 +320,7 @@ def _cycle_through(
                 forward.append(v)
         if not forward:
             break
-        for v in predecessors(state, backward.pop()):
+        for v in graph.predecessors(backward.pop()):
             if v in ahead:
                 return True
             if v not in behind and within(v):
@@ -279,7 +329,14 @@ def _cycle_through(
     return False
 
 
-def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedule | None:
+def _gained(order: Order, unit: str, preds: Iterable[str]) -> bool:
+    """Whether the unit has a predecessor it did not have when its done time was worked out (True
+    when that was not recorded)."""
+    old = order.preds.get(unit)
+    return old is None or not old.issuperset(preds)
+
+
+def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | None:
     """The schedule after a write whose structural changes (edges, liveness, first positions) are all
     on units in `changed` (their predecessor sets); None when a unit it needs was never scheduled.
 
@@ -290,8 +347,9 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     of units whose times rose, all to one value c, each learned no earlier than c and done before c.
     The old graph had no such cycle (its greatest solution would have put them at c or later), so it
     runs through a new edge into a changed unit u not released (a released one cannot rise): none
-    exists if no cycle through u stays within units learned after u's old time and done before u's
-    first position (`_cycle_through`). A new unit nothing depends on is decided after its
+    exists if u gained no predecessor (`Order.preds`: a write re-asserting what was asserted adds
+    no edge), nor if no cycle through u stays within units learned after u's old time and done
+    before u's first position (`_cycle_through`). A new unit nothing depends on is decided after its
     predecessors. Where that check fails, the times are settled around the units whose times change
     (`_settle`, exact as its docstring says); where it cannot show that, the done times of everything
     downstream of the units that failed are recomputed (`done_times`), the rest fixed.
@@ -302,47 +360,48 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     cyclic: set[str] = set()
     firsts: dict[str, int] = {}
     for u in sorted(changed):
-        first = first_learned(state, u)
+        first = graph.first_learned(u)
         if first is None:
             if u in order.first:
                 out.gone.add(u)
             continue
         firsts[u] = first
-        preds = predecessors(state, u)
+        preds = graph.predecessors(u)
+        out.preds[u] = frozenset(preds)
         if any(p not in order.time and p not in changed for p in preds):
             return None
         # A changed predecessor that fails the check puts this unit downstream of it, recomputed
         # below; one that passes keeps its time: reading old times here is safe either way.
         latest = max((order.time.get(p, BEFORE) for p in preds), default=BEFORE)
         if u not in order.first:
-            if successors(state, u):
+            if graph.successors(u):
                 failing.add(u)
             else:
                 out.time[u], out.first[u] = min(first, latest), first
             continue
         if order.first[u] != first or min(first, latest) != order.time[u]:
             failing.add(u)
-        elif order.time[u] != first and _cycle_through(state, order, u):
+        elif order.time[u] != first and _gained(order, u, preds) and _cycle_through(graph, order, u):
             failing.add(u)
             cyclic.add(u)
     if not failing:
         return out
-    settled = _settle(state, order, changed, firsts, failing, cyclic)
+    settled = _settle(graph, order, changed, firsts, failing, cyclic)
     if settled is not None:
         times, recomputed = settled
         out.time.update(times)
         out.first.update({u: firsts[u] if u in firsts else order.first[u] for u in times})
         out.recomputed = recomputed
         return out
-    region = downstream(state, failing)
+    region = downstream(graph, failing)
     outside: dict[str, int] = {}
     for u in region:
-        for p in predecessors(state, u):
+        for p in graph.predecessors(u):
             if p not in region:
                 if p not in order.time:
                     return None
                 outside[p] = order.time[p]
-    times, first = done_times(state, region, outside)
+    times, first = done_times(graph, region, outside)
     out.time.update(times)
     out.first.update(first)
     out.gone |= {u for u in region if u not in first and u in order.first}
@@ -350,7 +409,7 @@ def reschedule(state: KnowledgeState, order: Order, changed: set[str]) -> Schedu
     return out
 
 
-def _behind(state: KnowledgeState, order: Order, unit: str, loose: set[str]) -> set[str]:
+def _behind(graph: UnitGraph, order: Order, unit: str, loose: set[str]) -> set[str]:
     """`unit` and every unit reaching it by `successors` through units within its window: learned
     after its done time and done before its first position (units never scheduled, and those in
     `loose`, count as within), as in `_cycle_through`. Every cycle through it within its window lies
@@ -359,7 +418,7 @@ def _behind(state: KnowledgeState, order: Order, unit: str, loose: set[str]) -> 
     found = {unit}
     work = [unit]
     while work:
-        for v in predecessors(state, work.pop()):
+        for v in graph.predecessors(work.pop()):
             if v in found:
                 continue
             f = order.first.get(v)
@@ -370,7 +429,7 @@ def _behind(state: KnowledgeState, order: Order, unit: str, loose: set[str]) -> 
 
 
 def _settle(
-    state: KnowledgeState,
+    graph: UnitGraph,
     order: Order,
     changed: set[str],
     firsts: Mapping[str, int],
@@ -392,14 +451,16 @@ def _settle(
     solution and X stays at or above the old times. (1) Raise: while some unit u outside R has
     min(first(u), max X(pred)) > X(u), raise X(u) to it; only changed units, successors of new units
     and successors of raised units can, every other equation being old and solved by the old times.
-    Then no equation is above X, and X is at or above the old times. (2) Check that no changed or new
-    unit w outside `cyclic` below its first position has a cycle through it within units learned
+    Then no equation is above X, and X is at or above the old times. (2) Check that no new unit, no
+    unit whose first position moved and no changed unit outside `cyclic` that gained a predecessor
+    (`Order.preds`), w below its first position, has a cycle through it within units learned
     after X(w) and done before first(w), counting units never scheduled and those whose first
     position moved as within (`_cycle_through`; old times are at most X, so it finds at least those
     cycles). Then Y <= X: were some Y(u) > X(u), (1) gives a predecessor p with Y(p) >= Y(u) > X(p),
     and following them ends on a cycle C of units all at one value c with old time <= X < c <= first.
-    With no new edge or unit on it, raising the old times to c there would solve the old system above
-    its greatest solution; so it runs into a changed or new unit. (2) rules out one outside `cyclic`;
+    With no new edge, new unit or moved first position on it, raising the old times to c there would
+    solve the old system above its greatest solution; so it runs into a new unit, through a unit whose
+    first position moved, or through an edge a changed unit gained. (2) rules out one outside `cyclic`;
     through a cyclic unit, C lies within its window (X there is at or above the old time), so in R,
     and raising X to c on C would solve R's system above its greatest solution. (3) Lower: from X,
     lowering one unit at a time to its equation's value stays at or above Y (the equations are
@@ -427,7 +488,7 @@ def _settle(
 
     def equation(u: str) -> int:
         looked.add(u)
-        return min(first_of(u), max((time_of(p) for p in predecessors(state, u)), default=BEFORE))
+        return min(first_of(u), max((time_of(p) for p in graph.predecessors(u)), default=BEFORE))
 
     # New units: from their first positions down to their greatest solution with the rest held
     # (a write adds few, so repeated sweeps are cheap).
@@ -442,7 +503,7 @@ def _settle(
                 x[u], lowered = t, True
     region: set[str] = set()
     for u in sorted(cyclic):
-        region |= _behind(state, order, u, moved)
+        region |= _behind(graph, order, u, moved)
     for u in region:
         if u in order.first and (u in moved or (u in changed and equation(u) < order.time[u])):
             return None
@@ -451,7 +512,7 @@ def _settle(
     # (1) Raise until no equation is above X, solving R whenever what it reads from outside rose.
     work = [u for u in firsts if u in order.first and u not in region]
     for u in fresh:
-        work += [v for v in successors(state, u) if v not in region]
+        work += [v for v in graph.successors(u) if v not in region]
     visited = set(work)
     solve = bool(region)
     while solve or work:
@@ -460,17 +521,17 @@ def _settle(
             outside: dict[str, int] = {}
             for u in region:
                 looked.add(u)
-                for p in predecessors(state, u):
+                for p in graph.predecessors(u):
                     if p not in region:
                         outside[p] = time_of(p)
             if missing:
                 return None
-            solved, _ = done_times(state, region, outside)
+            solved, _ = done_times(graph, region, outside)
             for u, t in solved.items():
                 if t != time_of(u):
                     x[u] = t
                     visited.add(u)
-                    for v in successors(state, u):
+                    for v in graph.successors(u):
                         if v not in region:
                             visited.add(v)
                             work.append(v)
@@ -481,17 +542,21 @@ def _settle(
                 return None
             if t > time_of(u):
                 x[u] = t
-                for v in successors(state, u):
+                for v in graph.successors(u):
                     if v in region:
                         solve = True
                     else:
                         visited.add(v)
                         work.append(v)
     # (2) A changed unit that passed was checked with the old windows, which hold at least the new
-    # ones (its time only rose) while no first position moved.
+    # ones (its time only rose) while no first position moved. A cycle runs into a changed unit
+    # through an edge it gained, or through the unit itself where its first position moved: one of
+    # neither kind needs no check.
     for u in sorted(firsts):
-        rechecked = (u in failing and u not in cyclic) or u not in order.first or bool(moved)
-        if rechecked and time_of(u) < firsts[u] and _cycle_through(state, order, u, (time_of(u), firsts[u]), moved):
+        rechecked = u not in order.first or u in moved or (
+            _gained(order, u, graph.predecessors(u)) and ((u in failing and u not in cyclic) or bool(moved))
+        )
+        if rechecked and time_of(u) < firsts[u] and _cycle_through(graph, order, u, (time_of(u), firsts[u]), moved):
             return None
     # (3) Lower, smallest value first (so each unit is mostly lowered once): only units (1) looked
     # at or whose predecessors fall can have an equation below X.
@@ -504,7 +569,7 @@ def _settle(
         if t >= time_of(u):
             continue
         x[u] = t
-        for v in successors(state, u):
+        for v in graph.successors(u):
             tv = equation(v)
             if tv < time_of(v):
                 heapq.heappush(heap, (tv, v))
@@ -599,42 +664,52 @@ def propagate(
     a unit it needs was never scheduled: then only the whole component gives `evaluate`'s answer.
     Reads the state and the order; changes neither."""
     seeds = set(seeds)
+    graph = UnitGraph(state)
     changed = around(state, structural)
     if changed:
-        schedule = reschedule(state, order, changed)
+        schedule = reschedule(graph, order, changed)
         if schedule is None:
             return None
     else:
         schedule = Schedule()
-    time = ChainMap(cast("dict[str, int]", schedule.time), order.time)
-    first = ChainMap(cast("dict[str, int]", schedule.first), order.first)
+    new_time, new_first = schedule.time, schedule.first
+
+    # The schedule as it stands once this one is committed (read many times a unit: no ChainMap).
+    def time_of(u: str) -> int | None:
+        return new_time[u] if u in new_time else order.time.get(u)
+
+    def first_of(u: str) -> int | None:
+        return new_first[u] if u in new_first else order.first.get(u)
 
     def reads(reader: str, unit: str) -> bool:
         """Whether `reader` reads `unit`'s verdicts (rather than seeing its items as pending): a unit
         not released reads all it rests on; a released one only what was done before its release."""
-        f = first.get(reader)
-        return f is None or time.get(reader) != f or time.get(unit, BEFORE) < f
+        f = first_of(reader)
+        if f is None or time_of(reader) != f:
+            return True
+        t = time_of(unit)
+        return (BEFORE if t is None else t) < f
 
     # Units whose done time changed read differently, and so may their readers.
     moved = {u for u, t in schedule.time.items() if order.time.get(u) != t or order.first.get(u) != schedule.first[u]}
     start = seeds | changed | moved
     for u in moved:
-        start |= successors(state, u)
+        start |= graph.successors(u)
     heap: list[tuple[int, str]] = []
     for u in start:
-        if u in schedule.gone or first_learned(state, u) is None:
+        if u in schedule.gone or graph.first_learned(u) is None:
             heap.append((BEFORE, u))
-        elif u not in time:
+        elif (t := time_of(u)) is None:
             return None
         else:
-            heap.append((time[u], u))
+            heap.append((t, u))
     heapq.heapify(heap)
     queued = {u for _, u in heap}
     out = Outcome({}, {}, schedule=schedule)
     while heap:
         _, unit = heapq.heappop(heap)
         queued.discard(unit)
-        members = unit_members(state, unit)
+        members = graph.members(unit)
         verdicts, events = evaluate_unit(state, members, out.verdicts, lambda u, me=unit: reads(me, u))
         out.units += 1
         if unit.startswith("k:"):
@@ -661,10 +736,10 @@ def propagate(
         for reader in readers:
             if reader in queued:
                 continue
-            if reader not in time:
+            if (t := time_of(reader)) is None:
                 return None
             queued.add(reader)
-            heapq.heappush(heap, (time[reader], reader))
+            heapq.heappush(heap, (t, reader))
     return out
 
 

@@ -12,7 +12,7 @@ from graph_service.knowledge.items import scalar
 from graph_service.knowledge.rules import DisputeEvent, ItemFacts, ItemVerdict, LiveAssertion, PendingFlag
 
 
-@dataclass
+@dataclass(frozen=True)
 class Asserted:
     """One assertion of an item as journalled, and the position it was retracted at (if it was)."""
 
@@ -63,7 +63,8 @@ class ItemRecord:
     key: str | None
     value: str
     learned_at: int
-    assertions: list[Asserted] = field(default_factory=list)
+    # A tuple of frozen records, so a change is a new tuple: what `live()` caches is keyed by it.
+    assertions: tuple[Asserted, ...] = ()
     promoted: bool = False
     held_why: str | None = None
     retired_at: int | None = None
@@ -73,14 +74,38 @@ class ItemRecord:
     verdict: ItemVerdict = field(default_factory=lambda: ItemVerdict("retracted"))
     props: dict[str, Any] | None = None
     expiry_pushed: int | None = None
+    # (the assertions tuple it was built from, the live assertions): see `live`.
+    _live: tuple[tuple[Asserted, ...], tuple[LiveAssertion, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    # The node properties what the item is (kind, body, scope, key) decides: see `materialise`.
+    _fixed: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def status(self) -> str:
         return self.verdict.status
 
     def live(self) -> tuple[LiveAssertion, ...]:
-        """Assertions not retracted, in journal order."""
-        return tuple(a.assertion for a in self.assertions if a.retracted_at is None)
+        """Assertions not retracted, in journal order.
+
+        Built once per change of `assertions`: evaluation asks for it many times per write (every
+        unit-graph step reads its neighbours' liveness), and the tuple held in the cache cannot be
+        changed in place nor freed, so an identical `assertions` is the same assertions."""
+        cached = self._live
+        if cached is None or cached[0] is not self.assertions:
+            cached = (self.assertions, tuple(a.assertion for a in self.assertions if a.retracted_at is None))
+            self._live = cached
+        return cached[1]
+
+    def add_assertion(self, assertion: LiveAssertion) -> None:
+        """Record one more (live) assertion of the item, after those it has."""
+        self.assertions = (*self.assertions, Asserted(assertion))
+
+    def take_back(self, seq: int) -> None:
+        """Retract every live assertion of the item at journal position `seq`."""
+        self.assertions = tuple(
+            Asserted(a.assertion, seq) if a.retracted_at is None else a for a in self.assertions
+        )
 
     def premises(self, *, live_only: bool = True) -> list[str]:
         """Every item a (live) assertion of this one rests on, in order, without repeats."""
@@ -115,16 +140,26 @@ class ItemRecord:
         live = self.live()
         shown = verdict.best or (live[-1] if live else self.assertions[-1].assertion)
         valid = shown.valid or (None, None)
-        body = self.body
-        summary = f"{body['s']} {body['r']} {scalar(body.get('o'))}" if self.key is not None else self.kind
+        if self._fixed is None:
+            # Worked out once: an item's id is its content, so its kind, body and scope never change.
+            body = self.body
+            self._fixed = (
+                scalar(body.get("s")),
+                scalar(body.get("r")),
+                scalar(body.get("o")),
+                canonical_json(body),
+                canonical_json(self.scope),
+                f"{body['s']} {body['r']} {scalar(body.get('o'))}" if self.key is not None else self.kind,
+            )
+        s, r, o, body_json, scope_json, summary = self._fixed
         return {
             "id": self.id,
             "kind": self.kind,
-            "s": scalar(body.get("s")),
-            "r": scalar(body.get("r")),
-            "o": scalar(body.get("o")),
-            "body": canonical_json(body),
-            "scope": canonical_json(self.scope),
+            "s": s,
+            "r": r,
+            "o": o,
+            "body": body_json,
+            "scope": scope_json,
             "key": self.key,
             "summary": summary,
             "source": shown.source,

@@ -23,7 +23,6 @@ from graph_service.knowledge.incremental import Order, propagate, reference_eval
 from graph_service.knowledge.items import content_id, key_of, value_of
 from graph_service.knowledge.records import (
     FLAG_KINDS,
-    Asserted,
     FlagRecord,
     ItemRecord,
     dispute_id,
@@ -182,9 +181,14 @@ class KnowledgeState:
             self.order.units_evaluated += outcome.units
             self.order.commit(outcome.schedule)
         changes: StatusChanges = {}
+        # An item's properties are its record's and its verdict's: one re-decided to the verdict it
+        # had, its record not touched by this write (every handler touches what it changes), reads
+        # as it did, and re-materialising it (most of what a write re-decides) would change nothing.
+        own = set(ids)
         for item_id in sorted(verdicts):
             rec = self.items[item_id]
             before = rec.status if rec.props is not None else None
+            unchanged = rec.props is not None and item_id not in own and rec.verdict == verdicts[item_id]
             rec.verdict = verdicts[item_id]
             if before is not None and before != rec.status:
                 changes[item_id] = (before, rec.status)
@@ -192,7 +196,8 @@ class KnowledgeState:
             if expires is not None and expires > self.clock and rec.expiry_pushed != expires:
                 rec.expiry_pushed = expires
                 heapq.heappush(self._expiry, (expires, item_id))
-            self._materialise(rec, projection)
+            if not unchanged:
+                self._materialise(rec, projection)
         for key in sorted(disputes):
             self._project_disputes(key, disputes[key], projection)
         return changes
@@ -262,7 +267,7 @@ class KnowledgeState:
             reconfirm_after=p.get("reconfirm_after"),
             valid=None if valid is None else (valid[0], valid[1]),
         )
-        rec.assertions.append(Asserted(assertion))
+        rec.add_assertion(assertion)
         admission = p.get("admission", "present")
         if admission in ("present", "promoted"):
             rec.promoted, rec.held_why = True, None
@@ -310,16 +315,11 @@ class KnowledgeState:
         rec.promoted, rec.held_why = True, None
         return Applied(projection, self._recompute([rec.id], projection))
 
-    def _take_back(self, rec: ItemRecord, seq: int) -> None:
-        for asserted in rec.assertions:
-            if asserted.retracted_at is None:
-                asserted.retracted_at = seq
-
     def _retract(self, entry: Entry) -> Applied:
         projection, rec = Projection(), self._item(entry)
         if rec is None:
             return Applied(projection, {})
-        self._take_back(rec, entry.seq)
+        rec.take_back(entry.seq)
         return Applied(projection, self._recompute([rec.id], projection, structural=[rec.id]))
 
     def _rollback(self, entry: Entry) -> Applied:
@@ -340,7 +340,7 @@ class KnowledgeState:
                 self.items[other].flags.add(flag_id)
                 projection.edge("COVERS", "Flag", flag_id, "Item", other)
             projection.nodes.append(NodeUpsert("Flag", flag_id, flag.props()))
-        self._take_back(rec, entry.seq)
+        rec.take_back(entry.seq)
         return Applied(projection, self._recompute([rec.id, *sorted(restored)], projection, structural=[rec.id]))
 
     def _retire(self, entry: Entry) -> Applied:
