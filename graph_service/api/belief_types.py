@@ -4,6 +4,7 @@ the assertions behind them) and walks over what they rest on. Writes are in beli
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from enum import Enum
 from typing import Annotated, Any
 
 import strawberry
+from strawberry.types.nodes import SelectedField, Selection
 
 from graph_service.api.arguments import After, BeliefId, First
 from graph_service.api.context import caught_up, service_of
@@ -153,7 +155,13 @@ class BeliefFamily:
     actors: list[str] = strawberry.field(description="The actors its rows name, sorted.")
     rows: int = strawberry.field(description="Its evidence rows on this belief, retracted ones included.")
     live_rows: int = strawberry.field(description="Its rows not retracted.")
-    contributions: list[FamilyContribution] = strawberry.field(description="What it adds now, per side.")
+    # Its belief's breakdown by family, read only when a client asks for contributions (a lean read
+    # of the belief has no breakdown to give).
+    contributions_by_family: strawberry.Private[Callable[[], dict[str, list[FamilyContribution]]]]
+
+    @strawberry.field(description="What it adds now, per side.")
+    def contributions(self) -> list[FamilyContribution]:
+        return self.contributions_by_family().get(self.id, [])
 
 
 @strawberry.type(description="One appended version of a belief, with the entry that caused it.")
@@ -192,12 +200,31 @@ class BeliefAssertion:
 
 StateOf = Callable[[str, str], "dict[str, Any] | None"]
 
+# The fields whose answer needs a part of `belief_detail` that `belief_evidence_families` does not read
+# (the newest version, the rows' roots and assertions, the families' actors).
+FULL_DETAIL_FIELDS = frozenset({"breakdown", "contributions", "roots", "assertions", "actors"})
+
+
+def detail_query(selections: list[Selection]) -> str:
+    """The read a belief's selection needs: `belief_evidence_families` when no field under it (at any
+    depth, through fragments, whatever it is aliased to) is one of FULL_DETAIL_FIELDS, else
+    `belief_detail`. By name alone, so it may read more than a selection needs, never less."""
+    stack = list(selections)
+    while stack:
+        selection = stack.pop()
+        if isinstance(selection, SelectedField) and selection.name in FULL_DETAIL_FIELDS:
+            return "belief_detail"
+        stack.extend(selection.selections)
+    return "belief_evidence_families"
+
 
 @dataclass(frozen=True)
 class BeliefDetail:
     """A belief's `belief_detail` row joined: its newest version's properties, its evidence rows'
     properties, each row's roots and assertions by row id, and its families (each with its actors and
     its row counts, live rows being those not retracted), ordered by id.
+
+    From a `belief_evidence_families` row, `lean`: no newest version, no roots, assertions or actors.
 
     As of a journal position (`of(row, position, state_of)`): only the edges written by then, each row
     and version as its history says it was then (`state_of(label, id)`)."""
@@ -207,6 +234,7 @@ class BeliefDetail:
     roots: dict[str, list[dict[str, Any]]]
     assertions: dict[str, list[str]]
     families: list[dict[str, Any]]
+    lean: bool = False
 
     @classmethod
     def of(cls, row: dict[str, Any] | None, position: int | None = None,
@@ -232,16 +260,17 @@ class BeliefDetail:
         evidence = [now("Evidence", e["props"]["id"], e["props"]) for e in held(row["evidence"])]
         present = {e["id"] for e in evidence}
         roots: dict[str, list[dict[str, Any]]] = {}
-        for r in held(row["roots"]):
+        lean = "latest" not in row
+        for r in held(row.get("roots", [])):
             if r["evidence"] in present:
                 roots.setdefault(r["evidence"], []).append({"id": r["id"], "label": r["label"]})
         assertions: dict[str, list[str]] = {}
-        for a in held(row["assertions"]):
+        for a in held(row.get("assertions", [])):
             if a["evidence"] in present:
                 assertions.setdefault(a["evidence"], []).append(a["id"])
         retracted = {e["id"]: bool(e.get("retracted")) for e in evidence}
         actors: dict[str, set[str]] = {}
-        for a in held(row["actors"]):
+        for a in held(row.get("actors", [])):
             actors.setdefault(a["family"], set()).add(a["id"])
         families: dict[str, dict[str, Any]] = {}
         for f in held(row["families"]):
@@ -251,7 +280,7 @@ class BeliefDetail:
             family = families.setdefault(f["id"], {"id": f["id"], "kind": f["kind"], "name": f["name"],
                                                    "actors": sorted(actors.get(f["id"], ())), "rows": set()})
             family["rows"].add(f["evidence"])
-        latest = row["latest"][0] if row["latest"] else None
+        latest = row["latest"][0] if row.get("latest") else None
         if position is not None and state_of is not None:
             belief = state_of("Belief", row["belief"]["id"])
             latest = None if belief is None else now("BeliefVersion", version_id(belief["id"], belief["version"]), {})
@@ -262,6 +291,7 @@ class BeliefDetail:
             assertions={e: sorted(ids) for e, ids in assertions.items()},
             families=[{**f, "rows": len(f["rows"]), "live_rows": sum(not retracted[e] for e in f["rows"])}
                       for _, f in sorted(families.items())],
+            lean=lean,
         )
 
 
@@ -309,26 +339,32 @@ class Belief(Node):
 
     @strawberry.field(description="Its current breakdown (the newest version's).")
     def breakdown(self, info: strawberry.Info[Any, Any]) -> Breakdown:
-        latest = self._detail(info).latest
+        latest = self._detail(info, full=True).latest
         if latest is None:
             raise NotFound(f"id: no belief {self.id!r}", field="id")
         return Breakdown.of(latest["breakdown"])
 
     @strawberry.field(description="Its independent source families and what each adds now.")
     def families(self, info: strawberry.Info[Any, Any]) -> list[BeliefFamily]:
-        contributions: dict[str, list[FamilyContribution]] = {}
-        for c in self.breakdown(info).families:
-            contributions.setdefault(c.family, []).append(c)
+        @functools.cache
+        def contributions() -> dict[str, list[FamilyContribution]]:
+            # The breakdown's rows by family: parsed once for all the families, and only if one is asked.
+            by_family: dict[str, list[FamilyContribution]] = {}
+            for c in self.breakdown(info).families:
+                by_family.setdefault(c.family, []).append(c)
+            return by_family
+
         return [
             BeliefFamily(id=f["id"], kind=f["kind"], name=f["name"], actors=f["actors"], rows=f["rows"],
-                         live_rows=f["live_rows"], contributions=contributions.get(f["id"], []))
+                         live_rows=f["live_rows"], contributions_by_family=contributions)
             for f in self._detail(info).families
         ]
 
-    def _detail(self, info: strawberry.Info[Any, Any]) -> BeliefDetail:
+    def _detail(self, info: strawberry.Info[Any, Any], full: bool = False) -> BeliefDetail:
         # One read for the evidence, breakdown and families fields, however many of them are asked for;
-        # as of a position (a page of beliefs as of it), what they were then.
-        if self.detail is None:
+        # as of a position (a page of beliefs as of it), what they were then. `full`: not a lean read
+        # (belief_evidence_families, chosen for a selection that needs no more), read again if it was.
+        if self.detail is None or (full and self.detail.lean):
             service = service_of(info)
             rows = service.graph.run("belief_detail", {"id": self.id})
             row = rows[0] if rows else None
@@ -453,16 +489,20 @@ def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str],
 # ---- reads -------------------------------------------------------------------------------------
 
 
-def read_belief(service: Service, belief_id: str, as_of: int | None = None) -> Belief:
+def read_belief(service: Service, belief_id: str, as_of: int | None = None,
+                query: str = "belief_detail") -> Belief:
     """The belief with its evidence, breakdown and families read at once: one statement, from the graph,
     which holds every entry's projection when its projected position is the head (else this process
     catches up first, projecting what is missing, and reads again); NotFound if there is none.
-    `as_of`: the belief as it was at that journal position, from the graph's history
+    `query`: belief_detail, or belief_evidence_families for a selection that needs no more (see
+    detail_query). `as_of`: the belief as it was at that journal position, from the graph's history
     (graph_service.history), never a replay; UserError for a position past the head."""
-    rows = service.graph.run("belief_detail", {"id": belief_id})
+    if as_of is not None:
+        query = "belief_detail"  # detail_then reads every part of it
+    rows = service.graph.run(query, {"id": belief_id})
     if not rows or rows[0]["projected"] < rows[0]["head"]:
         service.journal.catch_up()
-        rows = service.graph.run("belief_detail", {"id": belief_id})
+        rows = service.graph.run(query, {"id": belief_id})
     if not rows:
         raise NotFound(f"id: no belief {belief_id!r}", field="id")
     if as_of is None:
@@ -567,7 +607,8 @@ class BeliefQuery:
                as_of: Annotated[Long | None, strawberry.argument(
                    description="Answer as of this journal position (0 to the head), from the graph's history: "
                                "what was believed then and why. Null: now.")] = None) -> Belief | None:
-        return read_belief(service_of(info), id, as_of)  # it catches up only if the graph is behind
+        # It catches up only if the graph is behind; it reads only the parts the selection can need.
+        return read_belief(service_of(info), id, as_of, detail_query(info.selected_fields))
 
     @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
     @user_errors

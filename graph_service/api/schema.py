@@ -8,7 +8,14 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import AddValidationRules, MaskErrors, MaxTokensLimiter, max_aliases, query_depth_limiter
+from strawberry.extensions import (
+    AddValidationRules,
+    MaskErrors,
+    MaxTokensLimiter,
+    ParserCache,
+    max_aliases,
+    query_depth_limiter,
+)
 from strawberry.extensions.disable_introspection import DisableIntrospection
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext, ExecutionResult
@@ -41,6 +48,10 @@ from graph_service.errors import UserError
 MAX_DEPTH = 12
 MAX_ALIASES = 30
 MAX_TOKENS = 2_000
+# Parsed documents kept, least recently used out: clients send the same few documents again and again,
+# and parsing one was about a tenth of a belief read. A document of MAX_TOKENS tokens holds about
+# 0.75 MB, so a client sending many distinct ones can make the cache hold at most some 50 MB.
+PARSED_DOCUMENTS = 64
 # graphql-core's "Did you mean 'head'?" names schema members: with introspection off it must not leak them.
 SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
@@ -107,6 +118,7 @@ def build_schema(*, introspection: bool = True) -> strawberry.Schema:
     extensions: list = [
         lambda: AddValidationRules([DEPTH_RULE, ALIASES_RULE]),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+        lambda: ParserCache(maxsize=PARSED_DOCUMENTS),  # keyed by the parse options the token limit sets too
         lambda: MaskErrors(should_mask_error=should_mask_error),
         AccessControl,
         NoNulCharacters,  # FalkorDB cannot hold U+0000: refused before anything is written

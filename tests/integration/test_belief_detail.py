@@ -45,6 +45,19 @@ def test_one_read_gives_evidence_roots_assertions_families_and_the_newest_versio
     ]
     assert graph.run("belief_detail", {"id": "nobody"}) == []
 
+    # The lean read: the same belief, evidence and families (without their actors), nothing else.
+    full_row = graph.run("belief_detail", {"id": "b1"})[0]
+    lean_row = graph.run("belief_evidence_families", {"id": "b1"})[0]
+    assert set(full_row) - set(lean_row) == {"latest", "roots", "assertions", "actors"}
+    assert {k: lean_row[k] for k in ("head", "projected", "belief")} == {
+        k: full_row[k] for k in ("head", "projected", "belief")}
+    lean = BeliefDetail.of(lean_row)
+    assert lean.lean and not detail.lean
+    assert (lean.latest, lean.roots, lean.assertions) == (None, {}, {})
+    assert lean.evidence == detail.evidence
+    assert lean.families == [{**f, "actors": []} for f in detail.families]
+    assert graph.run("belief_evidence_families", {"id": "nobody"}) == []
+
 
 def test_a_reader_whose_graph_is_behind_the_journal_catches_up_before_it_answers(backend: Backend) -> None:
     # Another writer's entry is durable but its projection failed (it is between its append and its

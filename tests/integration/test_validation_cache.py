@@ -31,3 +31,22 @@ def test_the_cache_is_bounded(client: TestClient) -> None:
     for i in range(validating.DOCUMENT_CACHE_SIZE + 20):
         gql(client, f"{{ head {{ seq }} a{i}: head {{ hash }} }}")
     assert len(validating._DOCUMENT_ERRORS) <= validating.DOCUMENT_CACHE_SIZE
+
+
+def test_a_document_is_parsed_once_and_its_parse_errors_answered_every_time(client: TestClient) -> None:
+    # strawberry's ParserCache (api/schema.py): a document sent again is not parsed again; one that does
+    # not parse (a syntax error, too many tokens) is never kept and answers its error every time.
+    from strawberry.extensions.parser_cache import _get_parse_cache
+
+    from graph_service.api.schema import MAX_TOKENS, PARSED_DOCUMENTS
+
+    cache = _get_parse_cache(PARSED_DOCUMENTS)
+    document = "{ head { seq } parsedOnce: head { hash } }"
+    gql(client, document)
+    hits = cache.cache_info().hits
+    assert gql(client, document)["data"]["parsedOnce"]
+    assert cache.cache_info().hits == hits + 1
+    for bad, said in (("{ head { seq }", "Syntax Error"), ("{ head { " + "seq " * MAX_TOKENS + "} }", "tokens")):
+        answers = [gql(client, bad) for _ in range(2)]
+        assert said in answers[0]["errors"][0]["message"] and answers[1] == answers[0]
+    assert cache.cache_info().currsize <= PARSED_DOCUMENTS

@@ -1,0 +1,85 @@
+"""The request's rules replayed over a document's recorded events (api/rule_replay.py) report exactly
+what graphql-core's validate reports walking the document: the same errors, in the same order, with
+the same locations and extensions, whatever the request's variables, role and operationName."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from graphql import parse, validate
+from strawberry.types.execution import ExecutionContext
+from strawberry.types.graphql import OperationType
+
+from graph_service.api.access import FieldAccessRule, Role
+from graph_service.api.input_limits import ID_MAX, MAX_INPUT_DEPTH, InputLimitsRule
+from graph_service.api.no_nul import NulRule
+from graph_service.api.operation_name import OperationNameRule
+from graph_service.api.rule_replay import MAX_ERRORS, record, replay
+from graph_service.api.schema import build_schema
+from graph_service.api.validating import REQUEST_RULES, validating
+
+SCHEMA = build_schema()
+RULES = (FieldAccessRule, NulRule, InputLimitsRule, OperationNameRule)
+BELIEF = 'query($b: String!) { belief(id: $b) { id status evidence { id weight } families { name } } }'
+NOTE = 'mutation($t: String!) { note(text: $t) { seq } }'
+DEEP = "[" * (MAX_INPUT_DEPTH + 2) + "]" * (MAX_INPUT_DEPTH + 2)
+
+# (document, variables, role, operationName)
+CASES: dict[str, tuple[str, dict[str, Any] | None, Role | None, str | None]] = {
+    "the bar's belief read": (BELIEF, {"b": "b1.1"}, Role.READER, None),
+    "an id over its cap": (BELIEF, {"b": "b" * (ID_MAX + 1)}, Role.READER, None),
+    "a NUL in a variable": (NOTE, {"t": "a\x00b"}, Role.WRITER, None),
+    "a write by a reader": (NOTE, {"t": "fine"}, Role.READER, None),
+    "no role at all": (NOTE, {"t": "fine"}, None, None),
+    "two NULs in literals": (
+        'mutation { a: note(text: "a\\u0000") { seq } b: note(text: "\\u0000b") { seq } }', None, Role.ADMIN, None),
+    "a literal nested too deep": ('mutation { createBelief(proposition: "p", evidence: ' + DEEP + ') { seq } }',
+                                  None, Role.ADMIN, None),
+    "a long text in an input object": (
+        'mutation($w: Float!) { createBelief(proposition: "p", evidence: [{weight: $w, family: "' + "f" * 300
+        + '"}]) { seq } }', {"w": 0.5}, Role.ADMIN, None),
+    "a variable's default": ('mutation($t: String = "x\\u0000") { note(text: $t) { seq } }', {}, Role.ADMIN, None),
+    "two operations, none named": (f"{BELIEF.replace('query', 'query One', 1)} "
+                                   f"{NOTE.replace('mutation', 'mutation Two', 1)}", {"b": "b1", "t": "t"},
+                                   Role.READER, None),
+    "two operations, the write named by a reader": (
+        f"{BELIEF.replace('query', 'query One', 1)} {NOTE.replace('mutation', 'mutation Two', 1)}",
+        {"b": "b1", "t": "a\x00"}, Role.READER, "Two"),
+    "arguments in fragments": ('fragment F on Query { belief(id: "' + "x" * (ID_MAX + 5) + '") { id } } '
+                               'query { ...F ... on Query { beliefs(first: 3, after: "' + "y" * (ID_MAX + 1)
+                               + '") { totalCount } } }', None, Role.READER, None),
+    "more errors than the cap": ("mutation { " + " ".join(f'n{i}: note(text: "\\u0000") {{ seq }}'
+                                                          for i in range(MAX_ERRORS + 20)) + " }",
+                                 None, Role.ADMIN, None),
+}
+
+
+def errors_of(found: list[Any]) -> list[tuple[str, Any, Any]]:
+    return [(e.message, e.locations, e.extensions) for e in found]
+
+
+@pytest.mark.parametrize("order", [RULES, RULES[::-1]], ids=["as the schema orders them", "reversed"])
+@pytest.mark.parametrize("case", CASES)
+def test_a_replay_reports_what_validate_reports(case: str, order: tuple[type, ...]) -> None:
+    assert set(RULES) <= REQUEST_RULES
+    query, variables, role, name = CASES[case]
+    document = parse(query)
+    context = ExecutionContext(query=query, schema=SCHEMA, allowed_operations=set(OperationType),
+                               context={"role": role}, variables=variables, provided_operation_name=name)
+    context.graphql_document = document
+    validating(context)
+    schema = SCHEMA._schema
+    walked = validate(schema, document, list(order))
+    assert errors_of(replay(schema, document, record(schema, document, order), order)) == errors_of(walked)
+    if case != "the bar's belief read":
+        assert walked  # each case but the first is refused: the comparison is of errors, not of two empty lists
+
+
+def test_a_document_is_recorded_once_for_few_events() -> None:
+    # The bar's belief read: its operation, its variable definition and its argument (entered and left).
+    document = parse(BELIEF)
+    events = record(SCHEMA._schema, document, RULES)
+    assert [(e.entering, e.node.kind) for e in events] == [
+        (True, "operation_definition"), (True, "variable_definition"), (False, "variable_definition"),
+        (True, "argument"), (False, "argument"), (False, "operation_definition")]
