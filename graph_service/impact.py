@@ -24,7 +24,7 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 # The belief layer's maps a cascade may read and change: each gets a copy-on-read overlay.
-_OVERLAID = ("beliefs", "rows", "versions", "links", "_partners", "_by_root", "patterns", "_by_text", "_by_subject",
+_OVERLAID = ("beliefs", "rows", "links", "_partners", "_by_root", "patterns", "_by_text", "_by_subject",
              "_tallies")
 
 

@@ -19,7 +19,7 @@ def version_id(belief_id: str, version: int) -> str:
 
 
 def project(state: BeliefState, change: Change) -> Projection:
-    """Nodes and edges for everything `change` touched (called after versions are appended)."""
+    """Nodes and edges for everything `change` touched (once each touched belief's version is counted)."""
     projection = Projection()
     for belief_id in change.touched:
         belief = state.beliefs[belief_id]
@@ -42,15 +42,16 @@ def project(state: BeliefState, change: Change) -> Projection:
             row = state.rows[evidence_id]
             projection.nodes.append(NodeUpsert("Evidence", row.id, row.node_props()))
     for belief_id, reasons in change.touched.items():
-        record = state.versions[belief_id][-1]
-        vid = version_id(belief_id, record["version"])
+        # The version this entry appends is the belief as it now stands (the history is the graph's).
+        belief = state.beliefs[belief_id]
+        vid = version_id(belief_id, belief.version)
         props = {
             "id": vid,
             "belief": belief_id,
-            "version": record["version"],
-            "confidence": record["confidence"],
-            "status": record["status"],
-            "breakdown": canonical_json(record["breakdown"].to_dict()),
+            "version": belief.version,
+            "confidence": belief.confidence,
+            "status": belief.status,
+            "breakdown": canonical_json(belief.breakdown.to_dict()),
             "seq": change.seq,
             "op": change.entry.op,
             "by": change.entry.by,

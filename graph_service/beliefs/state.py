@@ -65,7 +65,6 @@ class BeliefState:
     def __init__(self) -> None:
         self.beliefs: dict[str, Belief] = {}
         self.rows: dict[str, EvidenceRow] = {}
-        self.versions: dict[str, list[dict[str, Any]]] = {}
         self.patterns: dict[str, Pattern] = {}
         self.refusals: list[dict[str, Any]] = []
         self.inaccurate_roots: set[tuple[str, str]] = set()
@@ -428,20 +427,10 @@ class BeliefState:
         return moved
 
     def _finish(self, change: Change) -> Applied:
-        for belief_id, reasons in change.touched.items():
+        for belief_id in change.touched:
             belief = self.beliefs[belief_id]
             belief.version += 1
             belief.updated_seq = change.seq
-            self.versions.setdefault(belief_id, []).append(
-                {
-                    "version": belief.version,
-                    "seq": change.seq,
-                    "status": belief.status,
-                    "confidence": belief.confidence,
-                    "reason": "; ".join(reasons),
-                    "breakdown": belief.breakdown,
-                }
-            )
             if belief_id not in change.created:
                 change.event("belief_updated", belief=belief_id)
         result = {

@@ -34,6 +34,12 @@ class Harness:
         applied = self.do("belief.create", {"proposition": proposition, "evidence": list(rows), **fields})
         return applied.result["belief"]
 
+    def versions(self, belief_id: str) -> list[dict[str, Any]]:
+        """The BeliefVersion nodes the applied entries projected for this belief, in order (the state
+        keeps only the belief as it stands; its history is the graph's)."""
+        return [node.props for applied in self.applied for node in applied.projection.nodes
+                if node.label == "BeliefVersion" and node.props["belief"] == belief_id]
+
     def items_retracted(self, *ids: str) -> Applied:
         entry = self.entry(ITEM_RETRACT, {"ids": list(ids)}, "system")
         applied = self.state.roots_gone("item", ids, entry)

@@ -21,7 +21,7 @@ def test_item_retraction_retracts_rows_and_versions_only_what_rested_on_it():
     assert len(applied.result["retracted_evidence"]) == 5
     for b in on_item:
         assert h.state.beliefs[b].confidence == 0.5 and h.state.beliefs[b].version == 2
-        assert h.state.versions[b][-1]["reason"].startswith("evidence")
+        assert h.versions(b)[-1]["reason"].startswith("evidence")
     assert h.state.beliefs[elsewhere].version == 1
     labels = {n.label for n in applied.projection.nodes}
     assert labels == {"Belief", "BeliefVersion", "Evidence"}

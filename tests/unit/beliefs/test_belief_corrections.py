@@ -25,7 +25,7 @@ def test_wrong_pins_rejected_adds_operator_counter_evidence_and_keeps_history():
     # σ(1.5 × 0.9 × 0.6) = σ(0.81) = 0.692 (tentative); then for 0.9 × 0.6 − against 1.0
     # → x = 1.5 × (0.54 − 1.0) = −0.69; σ(−0.69) = 0.33403307
     assert belief.confidence == pytest.approx(0.33403307)
-    assert [v["status"] for v in h.state.versions[b]] == ["tentative", "rejected"]
+    assert [v["status"] for v in h.versions(b)] == ["tentative", "rejected"]
     node = next(n for n in applied.projection.nodes if n.label == "Belief")
     assert node.props["pinned"] is True and node.props["pinned_status"] == "rejected"
     with pytest.raises(Conflict):

@@ -45,9 +45,7 @@ def test_replay_equals_incremental_state_and_projections():
     again = replay(h.log)
     assert again.fingerprint_rows() == h.state.fingerprint_rows()
     assert fingerprint_of(again.fingerprint_rows()) == fingerprint_of(h.state.fingerprint_rows())
-    assert {
-        b: [(v["seq"], v["status"], v["confidence"]) for v in vs] for b, vs in again.versions.items()
-    } == {b: [(v["seq"], v["status"], v["confidence"]) for v in vs] for b, vs in h.state.versions.items()}
+    assert {b.id: b.version for b in again.beliefs.values()} == {b.id: b.version for b in h.state.beliefs.values()}
     assert again.refusals == h.state.refusals and len(h.state.refusals) == 1
 
     replayed = Harness()
@@ -115,5 +113,5 @@ def test_random_histories_replay_to_the_same_state(steps):
     again = replay(h.log)
     assert again.fingerprint_rows() == h.state.fingerprint_rows()
     for b in h.state.beliefs.values():
-        assert b.version == len(h.state.versions[b.id]) >= 1
+        assert b.version == len(h.versions(b.id)) >= 1
         assert 0.02 <= b.confidence <= 0.98

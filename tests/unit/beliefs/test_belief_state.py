@@ -62,7 +62,7 @@ def test_every_change_appends_a_version_and_history_is_kept():
     b = h.create("the ferry runs on sundays", row(0.5, "actor:ann"))
     added = h.do("evidence.add", {"belief": b, **row(0.5, "actor:cy")})
     retracted = h.do("evidence.retract", {"evidence": added.result["evidence"][0], "reason": "misheard"})
-    versions = h.state.versions[b]
+    versions = h.versions(b)
     assert [v["version"] for v in versions] == [1, 2, 3]
     assert [v["seq"] for v in versions] == [1, 2, 3]
     # two families of 0.5 → σ(1.2) = 0.76852478; back to one → σ(0.45) = 0.61063923
@@ -88,7 +88,7 @@ def summary(h: Harness):
     return (
         s.fingerprint_rows(),
         sorted((r.id, r.weight, r.retracted) for r in s.rows.values()),
-        {b: len(v) for b, v in s.versions.items()},
+        {b.id: b.version for b in s.beliefs.values()},
         sorted(s.patterns),
         sorted(s.inaccurate_roots),
         len(s.refusals),
