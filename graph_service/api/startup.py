@@ -9,6 +9,7 @@ failure, as a start in the foreground would.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -70,6 +71,10 @@ class BackgroundStart:
             self.total = service.stored_total()
             self.phase = "replaying"
             service.start()
+            # The replayed state lives as long as the process: kept out of the collector's reach, a
+            # full collection no longer walks it (81 ms at 10^4 entries, 207 ms at 3·10^4, landing on
+            # whichever request is running); what is written later is collected as before.
+            gc.freeze()
         except BaseException as exc:  # reported to the process, which ends with it
             if self._stopping.is_set():
                 return  # the server is shutting down and closed the connection under the replay

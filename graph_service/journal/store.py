@@ -13,6 +13,7 @@ a pure function of the journal prefix, so whoever applies it writes the same thi
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import secrets
@@ -186,6 +187,7 @@ class Journal:
     def _replay_all(self) -> None:
         """Rebuild the in-memory state from the stored entries, checked before each is applied, and project
         those the graph lacks. At the first unsound entry the replay stops there (see `broken`)."""
+        gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
         self._reset_domains()
         self.seq, self.hash, self.frontier = 0, GENESIS, Frontier()
         self._projected = self.stored_head()["projected"]
