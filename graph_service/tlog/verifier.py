@@ -17,6 +17,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -97,10 +99,81 @@ def canonical_bytes(body: dict[str, Any]) -> bytes:
         raise EntryError("entry op and by must be strings")
     if not isinstance(body["payload"], dict):
         raise EntryError("entry payload must be a JSON object")
+    fast = jcs_by_the_c_encoder(body)
+    if fast is not None:
+        return fast
     try:
         return rfc8785.dumps(body)
     except (rfc8785.CanonicalizationError, RecursionError) as exc:
         raise EntryError(f"entry body has no RFC 8785 form: {exc}") from exc
+
+
+_JCS_INT = 2**53 - 1  # beyond it JCS (I-JSON) has no exact integer; rfc8785 refuses
+
+
+def jcs_by_the_c_encoder(value: Any) -> bytes | None:
+    """The RFC 8785 bytes of `value` from the standard library's C JSON encoder, or None where its
+    output could differ from JCS (then the caller asks `rfc8785`, which also names what is refused).
+
+    Where the two agree, and why this checks only that: for str, int, bool, None, lists and dicts with
+    str keys, JCS's serialisation is JSON.stringify's, which is `json.dumps` with sorted keys, no
+    whitespace and no ASCII escaping (the same escapes: the short ones for quote, backslash and
+    \\b \\f \\n \\r \\t, lower-case \\u00xx for other controls, nothing else). They part on:
+    - floats whose Python form has an exponent (1e-05, 1e+16: ECMAScript writes 0.00001 and
+      10000000000000000), which go the slow way, and integral floats (1.0, -0.0: ECMAScript writes
+      1 and 0), which are written as those integers;
+    - non-finite floats and integers beyond 2^53, which JCS refuses;
+    - keys ordered by UTF-16 code units against code points, which differ only from U+D800 up, so
+      any such character in the output sends the whole value the slow way.
+    On the benchmark mix's entries every one takes the fast path, at about a third of the cost.
+    """
+    stack = [value]
+    integral = False
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            for key, child in item.items():
+                if type(key) is not str:
+                    return None
+                stack.append(child)
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            if not math.isfinite(item):
+                return None
+            if item.is_integer():
+                if abs(item) > _JCS_INT:
+                    return None
+                integral = True  # ECMAScript writes it as the integer (and -0 as 0)
+            elif "e" in repr(item):
+                return None
+        elif kind is int:
+            if not -_JCS_INT <= item <= _JCS_INT:
+                return None
+        elif kind is not str and kind is not bool and item is not None:
+            return None
+    if integral:
+        value = _integral_floats_as_ints(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    except (ValueError, RecursionError):
+        return None
+    if not text.isascii() and max(text) >= "\ud800":
+        return None
+    return text.encode("utf-8")
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    # Below 2^53 an integral double's digits are its integer's: the shortest that round-trip.
+    kind = type(value)
+    if kind is dict:
+        return {key: _integral_floats_as_ints(child) for key, child in value.items()}
+    if kind is list:
+        return [_integral_floats_as_ints(child) for child in value]
+    if kind is float and value.is_integer():
+        return int(value)
+    return value
 
 
 def leaf_hash(data: bytes) -> bytes:
