@@ -78,6 +78,10 @@ class ItemRecord:
     _live: tuple[tuple[Asserted, ...], tuple[LiveAssertion, ...]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    # (the live assertions it was built from, the premises they name): see `premises`.
+    _live_premises: tuple[tuple[LiveAssertion, ...], tuple[str, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     # The node properties what the item is (kind, body, scope, key) decides: see `materialise`.
     _fixed: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -108,9 +112,18 @@ class ItemRecord:
         )
 
     def premises(self, *, live_only: bool = True) -> list[str]:
-        """Every item a (live) assertion of this one rests on, in order, without repeats."""
-        chosen = self.live() if live_only else tuple(a.assertion for a in self.assertions)
-        return list(dict.fromkeys(p for a in chosen for p in a.premises))
+        """Every item a (live) assertion of this one rests on, in order, without repeats.
+
+        The live ones are built once per change of the live assertions (keyed as `live` is): a premise
+        closure asks every item it passes, and a gate or a cycle check walks whole ancestries."""
+        if not live_only:
+            return list(dict.fromkeys(p for a in self.assertions for p in a.assertion.premises))
+        live = self.live()
+        cached = self._live_premises
+        if cached is None or cached[0] is not live:
+            cached = (live, tuple(dict.fromkeys(p for a in live for p in a.premises)))
+            self._live_premises = cached
+        return list(cached[1])
 
     def facts(self, flags: dict[str, FlagRecord]) -> ItemFacts:
         """The item as the state rules read it."""

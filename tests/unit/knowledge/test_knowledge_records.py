@@ -61,3 +61,23 @@ def test_assertions_cannot_be_changed_in_place_behind_the_cache() -> None:
         rec.assertions[0].retracted_at = 5  # type: ignore[misc]
     with pytest.raises(AttributeError):
         rec.assertions.append(rec.assertions[0])  # type: ignore[attr-defined]
+
+
+def premises_by_definition(rec) -> list[str]:
+    return list(dict.fromkeys(p for a in live_by_definition(rec.assertions) for p in a.premises))
+
+
+def test_premises_follow_every_assertion_and_retraction_of_an_item() -> None:
+    j = Journal()
+    a, b = j.fact("pump", "state", "on"), j.fact("valve", "state", "open")
+    item = j.fact("tank", "level", "rising", derived_from=[a])
+    rec = j.state.items[item]
+    assert rec.premises() == [a]  # read once, so the cache holds it before anything changes
+    rec.premises().append("not a premise")  # what a caller does with its list stays its own
+    j.fact("tank", "level", "rising", derived_from=[b, a], source="outcome")
+    assert rec.premises() == [a, b] == premises_by_definition(rec)
+    j.retract(item)
+    assert rec.premises() == [] == premises_by_definition(rec)
+    assert rec.premises(live_only=False) == [a, b]
+    j.fact("tank", "level", "rising", derived_from=[b], source="spec")
+    assert rec.premises() == [b] == premises_by_definition(rec)
