@@ -120,8 +120,10 @@ def replay(schema: GraphQLSchema, document: DocumentNode, events: Sequence[Event
 
     type_info = ReplayedTypeInfo()
     context = ValidationContext(schema, document, type_info, on_error)  # type: ignore[arg-type]
+    # Built before the try, as graphql-core's validate builds them: a rule that reaches the error cap
+    # in its constructor aborts the whole validation (strawberry answers with the abort alone).
+    visitors = [rule(context) for rule in rules]
     try:
-        visitors = [rule(context) for rule in rules]
         skipping: list[Node | None] = [None] * len(visitors)
         broken = [False] * len(visitors)
         for event in events:

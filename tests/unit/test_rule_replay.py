@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from graphql import parse, validate
+from graphql.validation.validate import ValidationAbortedError
 from strawberry.types.execution import ExecutionContext
 from strawberry.types.graphql import OperationType
 
@@ -83,3 +84,22 @@ def test_a_document_is_recorded_once_for_few_events() -> None:
     assert [(e.entering, e.node.kind) for e in events] == [
         (True, "operation_definition"), (True, "variable_definition"), (False, "variable_definition"),
         (True, "argument"), (False, "argument"), (False, "operation_definition")]
+
+
+def test_a_rule_reaching_the_error_cap_as_it_is_built_aborts_as_validate_does() -> None:
+    """NulRule reports a NUL-holding variable as it is built: past graphql-core's cap of 100 errors,
+    validate raises rather than returning them, and strawberry answers the abort alone (found in review:
+    the replay used to build the rules inside its try and return 101 errors)."""
+    variables = {f"v{i}": "a\x00" for i in range(MAX_ERRORS + 5)}
+    context = ExecutionContext(query="{ __typename }", schema=SCHEMA, allowed_operations=set(OperationType),
+                               context={"role": Role.ADMIN}, variables=variables, provided_operation_name=None)
+    context.graphql_document = parse("{ __typename }")
+    validating(context)
+    schema, document = SCHEMA._schema, context.graphql_document
+    with pytest.raises(ValidationAbortedError):
+        validate(schema, document, list(RULES))
+    with pytest.raises(ValidationAbortedError):
+        replay(schema, document, record(schema, document, RULES), RULES)
+    answered = SCHEMA.execute_sync("{ __typename }", variable_values=variables, context_value={"role": Role.ADMIN})
+    assert [e.message for e in answered.errors or []] == [
+        "Too many validation errors, error limit reached. Validation aborted."]
