@@ -49,6 +49,11 @@ class EvidenceValue:
     def primary(self) -> bool:
         return self.derivation in PRIMARY_DERIVATIONS
 
+    @property
+    def legacy(self) -> bool:
+        """A row recorded before provenance was (its family is its source, its ancestry unknown)."""
+        return self.provenance_status == LEGACY_UNKNOWN
+
 
 @dataclass(frozen=True)
 class FamilyContribution:
@@ -191,7 +196,7 @@ def tally_rows(rows: Iterable[EvidenceValue]) -> dict[FamilyKey, FamilyTally]:
         tally = tallies.get((row.direction, row.family))
         if tally is None:
             tally = tallies[(row.direction, row.family)] = FamilyTally()
-        tally.add(row.value, primary=row.primary, legacy=row.provenance_status == LEGACY_UNKNOWN)
+        tally.add(row.value, primary=row.primary, legacy=row.legacy)
     return tallies
 
 

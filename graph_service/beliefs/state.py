@@ -32,7 +32,6 @@ from graph_service.beliefs.text import TokenIndex, signature
 from graph_service.beliefs.vocabulary import (
     DERIVED_DERIVATIONS,
     FOR,
-    LEGACY_UNKNOWN,
     ORIGIN_CLIENT,
     ORIGIN_CONTRADICTION,
     RECORDED,
@@ -403,11 +402,11 @@ class BeliefState:
         if live:
             if tally is None:
                 tally = tallies[key] = FamilyTally()
-            tally.add(value.value, primary=value.primary, legacy=value.provenance_status == LEGACY_UNKNOWN)
+            tally.add(value.value, primary=value.primary, legacy=value.legacy)
             return
         if tally is None:
             raise RuntimeError(f"evidence {evidence.id} left a family tally its belief does not have")
-        tally.remove(value.value, primary=value.primary, legacy=value.provenance_status == LEGACY_UNKNOWN)
+        tally.remove(value.value, primary=value.primary, legacy=value.legacy)
         if tally.empty:
             del tallies[key]
 
