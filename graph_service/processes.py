@@ -8,9 +8,14 @@ import signal
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent() -> None:
-    """Ask the kernel to send this process SIGTERM when its parent ends, even by kill -9: an embedded
+def die_with_parent(sig: int = signal.SIGTERM) -> None:
+    """Ask the kernel to send this process `sig` when its parent ends, even by kill -9: an embedded
     server, a test's Neo4j or a worker left running would hold data files or a port nobody supervises.
     Linux sends it when the parent's *thread* that forked this process ends (see
     storage.falkordb_server._spawn_from_lasting_thread). Safe in a `preexec_fn`."""
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
+
+
+def killed_with_parent() -> None:
+    """die_with_parent with SIGKILL: for a child that may be stuck where it never handles SIGTERM."""
+    die_with_parent(signal.SIGKILL)

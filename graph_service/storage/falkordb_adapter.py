@@ -36,7 +36,7 @@ class FalkorDBGraph:
     @classmethod
     def embedded(cls, data_dir: str | Path, graph: str = GRAPH_NAME) -> FalkorDBGraph:
         """Start an embedded server on `data_dir` (owned and stopped by the adapter) and connect."""
-        server = EmbeddedFalkorDB(data_dir).start()
+        server = EmbeddedFalkorDB(data_dir, graph=graph).start()
         try:
             return cls(socket_path=server.socket_path, graph=graph, server=server)
         except BaseException:

