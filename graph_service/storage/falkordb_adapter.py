@@ -6,9 +6,13 @@ import logging
 import time
 from pathlib import Path
 
+import redis
 from falkordb import FalkorDB
+from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
 
 from graph_service.storage import queries
 from graph_service.storage.falkordb_server import EmbeddedFalkorDB
@@ -16,7 +20,14 @@ from graph_service.storage.port import ConstraintViolation
 from graph_service.types import Params, Row
 
 GRAPH_NAME = "graph_service"
+# How long /healthz waits for the server's PING: it answers at once unless its main thread is stuck
+# (see storage.falkordb_server.STALL_SECONDS), and the queries' own connections wait without limit.
+HEALTH_TIMEOUT = 1.0
 log = logging.getLogger(__name__)
+
+
+class ServerNotAnswering(RuntimeError):
+    """The FalkorDB server is running but does not answer PING."""
 
 
 class FalkorDBGraph:
@@ -32,6 +43,7 @@ class FalkorDBGraph:
         self.restarts = 0
         self._db = FalkorDB(unix_socket_path=str(socket_path))
         self._graph = self._db.select_graph(graph)
+        self._probe: redis.Redis | None = None
 
     @classmethod
     def embedded(cls, data_dir: str | Path, graph: str = GRAPH_NAME) -> FalkorDBGraph:
@@ -63,6 +75,9 @@ class FalkorDBGraph:
         self._server.restart()
         self.restarts += 1
         self._db.connection.close()
+        if self._probe is not None:
+            self._probe.close()
+            self._probe = None
         self._db = FalkorDB(unix_socket_path=str(self._server.socket_path))
         self._graph = self._db.select_graph(self._graph_name)
         return True
@@ -72,12 +87,24 @@ class FalkorDBGraph:
         return {"backend": self.backend, "socket": socket_path, "graph": self._graph_name}
 
     def health(self) -> dict[str, object]:
-        """The backend's liveness for /healthz: a dead embedded server is restarted here, and said so; a
-        server this process does not own (a worker's, `serve --workers`) is pinged, raising when it is down."""
+        """The backend's liveness for /healthz: a dead embedded server is restarted here, and said so; then
+        the server (owned or a worker's, `serve --workers`) is pinged: ServerNotAnswering when it does not
+        answer within HEALTH_TIMEOUT (running but stuck), ConnectionError when it is down."""
         revived = self.revive(grace=0.0)
-        if self._server is None:
-            self._db.connection.ping()
+        self._ping()
         return {"backend": self.backend, "restarts": self.restarts, "restarted_now": revived}
+
+    def _ping(self) -> None:
+        socket_path = str(self._server.socket_path) if self._server is not None else self._socket_path
+        if self._probe is None or self._probe.connection_pool.connection_kwargs.get("path") != socket_path:
+            # A client of its own: one short try, whatever the queries' connections are waiting on.
+            self._probe = redis.Redis(unix_socket_path=socket_path, socket_timeout=HEALTH_TIMEOUT,
+                                      socket_connect_timeout=HEALTH_TIMEOUT, retry=Retry(NoBackoff(), 0))
+        try:
+            self._probe.ping()
+        except RedisTimeoutError:
+            raise ServerNotAnswering(f"the FalkorDB server on {socket_path} is running but did not answer PING "
+                                     f"within {HEALTH_TIMEOUT:.0f} s") from None
 
     def _query(self, text: str, params: Params | None = None) -> list[Row]:
         try:
@@ -136,6 +163,8 @@ class FalkorDBGraph:
 
     def close(self) -> None:
         try:
+            if self._probe is not None:
+                self._probe.close()
             self._db.connection.close()
         finally:
             if self._server is not None:

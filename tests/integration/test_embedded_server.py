@@ -219,3 +219,33 @@ def test_readiness_opens_the_graph_it_will_serve(tmp_path: Path) -> None:
         conn.close()
     finally:
         server.stop()
+
+
+def test_health_says_so_when_the_server_runs_but_does_not_answer(tmp_path: Path) -> None:
+    # A stuck server (see falkordb_server.STALL_SECONDS) is not dead, so it is not restarted; /healthz
+    # used to answer 200 for it while every query waited for good.
+    from starlette.testclient import TestClient
+
+    from graph_service.api.app import create_app
+    from graph_service.config import Settings
+    from graph_service.service import Service
+
+    service = Service.open(Settings(data_dir=tmp_path / "data"))
+    pid = service.graph._server.pid  # type: ignore[attr-defined]
+    try:
+        with TestClient(create_app(service=service)) as client:
+            assert client.get("/healthz").status_code == 200
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                started = time.monotonic()
+                frozen = client.get("/healthz")
+                assert time.monotonic() - started < 10
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            assert frozen.status_code == 503
+            assert frozen.json()["status"] == "backend down"
+            assert "running but did not answer PING within 1 s" in frozen.json()["reason"]
+            again = client.get("/healthz")
+            assert again.status_code == 200 and again.json()["restarts"] == 0
+    finally:
+        service.close()
