@@ -258,8 +258,7 @@ def _verify(settings: Settings, args: argparse.Namespace) -> int:
         report = _verified(service, roots_at={kept.size} if kept else ())
     chain = report.chain
     verdict = {"ok": report.ok, "checked": chain.checked, "head_seq": chain.head_seq, "first_bad": chain.first_bad,
-               "reason": chain.reason if not chain.ok else None if report.projection_ok else
-               "the graph's statuses differ from a replay of the journal",
+               "reason": chain.reason if not chain.ok else report.projection_difference,
                "chain_ok": chain.ok, "projection_ok": report.projection_ok, "fingerprint": report.replay_fingerprint}
     if kept is not None:
         against = {"size": kept.size, "root": b64(kept.root), "ok": False}

@@ -21,18 +21,22 @@ from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerpr
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal, VerifyReport
 from graph_service.knowledge.fingerprint import fingerprint_of as items_fingerprint_of
+from graph_service.projected_nodes import ProjectedNodes
 from graph_service.state import StoreState, combined_fingerprint
 from graph_service.storage.port import GraphPort
 
 
 @dataclass(frozen=True)
 class FullReport:
-    """The chain check, plus whether the graph holds what a pure replay of the journal gives."""
+    """The chain check, plus whether the graph holds what a pure replay of the journal gives (every status
+    and confidence, and every property of every node the replay projects); `projection_difference` says
+    the first place it does not, in words."""
 
     chain: VerifyReport
     projection_ok: bool
     replay_fingerprint: str | None
     graph_fingerprint: str | None
+    projection_difference: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -43,14 +47,15 @@ class FullReport:
         return {"chain": {"ok": c.ok, "checked": c.checked, "head_seq": c.head_seq, "first_bad": c.first_bad,
                           "reason": c.reason, "roots": {str(k): v.hex() for k, v in c.roots.items()}},
                 "projection_ok": self.projection_ok, "replay_fingerprint": self.replay_fingerprint,
-                "graph_fingerprint": self.graph_fingerprint}
+                "graph_fingerprint": self.graph_fingerprint, "projection_difference": self.projection_difference}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FullReport:
         c = data["chain"]
         chain = VerifyReport(c["ok"], c["checked"], c["head_seq"], c["first_bad"], c["reason"],
                              {int(k): bytes.fromhex(v) for k, v in c["roots"].items()})
-        return cls(chain, data["projection_ok"], data["replay_fingerprint"], data["graph_fingerprint"])
+        return cls(chain, data["projection_ok"], data["replay_fingerprint"], data["graph_fingerprint"],
+                   data.get("projection_difference"))
 
 
 def graph_fingerprint(graph: GraphPort) -> str:
@@ -67,6 +72,7 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
     replay cannot apply is reported at its position, never raised. `on_entry` sees each sound entry
     as it is checked (progress). `journal` takes the verdict (see Journal.take_verdict)."""
     state = StoreState()
+    projected = ProjectedNodes()
     failed: list[tuple[int, str]] = []
 
     def apply(entry: Entry) -> None:
@@ -75,7 +81,7 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
         if failed:
             return
         try:
-            state.apply(entry)
+            projected.feed(state.apply(entry).projection)
         except Exception as exc:  # a forged entry whose hash is sound: report it, never crash
             failed.append((entry.seq, f"entry {entry.seq} cannot be applied: {type(exc).__name__}: {exc}"))
 
@@ -88,7 +94,19 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
                           False, None, None)
     expected = state.fingerprint()
     actual = graph_fingerprint(graph)
-    return FullReport(chain, expected == actual, expected, actual)
+    difference = (first_node_difference(graph, projected) if expected == actual else
+                  "the graph's statuses differ from a replay of the journal")
+    return FullReport(chain, difference is None, expected, actual, difference)
+
+
+def first_node_difference(graph: GraphPort, projected: ProjectedNodes) -> str | None:
+    """The first node whose stored properties are not the ones a replay projects (ProjectedNodes), read
+    back by id a batch at a time; None when every one is."""
+    for asked in projected.batches():
+        difference = projected.first_difference(asked, graph.run("projected_nodes_by_id", asked))
+        if difference is not None:
+            return difference
+    return None
 
 
 def verify_in_child(graph: GraphPort) -> FullReport:

@@ -115,7 +115,8 @@ class Verification:
     head_seq: int = strawberry.field(description="The position the stored head names.")
     first_bad: int | None = strawberry.field(description="The first broken journal position, if any.")
     reason: str | None = strawberry.field(description="What is wrong, in words; null when ok.")
-    projection_ok: bool = strawberry.field(description="The graph's statuses equal a pure replay's.")
+    projection_ok: bool = strawberry.field(description="The graph equals a pure replay: every status and "
+                                                       "confidence, and every property of every node it projects.")
     fingerprint: str | None = strawberry.field(description="What a pure replay of the journal believes.")
 
 
@@ -165,8 +166,7 @@ class JournalQuery:
         report = await off_the_loop(service_of(info).verify_apart)
         chain = report.chain
         return Verification(ok=report.ok, checked=chain.checked, head_seq=chain.head_seq, first_bad=chain.first_bad,
-                            reason=chain.reason if not chain.ok else None if report.projection_ok else
-                            "the graph's statuses differ from a replay of the journal",
+                            reason=chain.reason if not chain.ok else report.projection_difference,
                             projection_ok=report.projection_ok, fingerprint=report.replay_fingerprint)
 
 

@@ -1,6 +1,7 @@
 """The graph a journal gives does not depend on the path that wrote it: the same entries written one
 by one (each projected by the smallest statement that holds it) and bulk-loaded into an empty store
-(folded into batches of 500) give the same nodes and edges, every property included.
+(folded into batches of 500) give the same nodes and edges, every property included; and verify
+compares every property of every projected node with a replay, so it names one the graph holds wrongly.
 
 Why property by property: verify compares statuses and confidences with a replay, and a FalkorDB
 4.16 bug (one SET removing several properties removed the wrong ones; see
@@ -47,6 +48,8 @@ def test_single_writes_and_the_bulk_load_give_the_same_graph(backend: Backend, t
             service.journal.write(LOADER, plan)
         entries = list(service.journal.entries_after(0))
         written = whole_graph(backend, service.graph)
+        report = service.verify()
+        assert report.ok and report.projection_difference is None
     finally:
         service.close()
     if backend.neo4j is not None:
@@ -61,3 +64,30 @@ def test_single_writes_and_the_bulk_load_give_the_same_graph(backend: Backend, t
     finally:
         loaded.close()
     assert len(written[0]) > 1_000 and len(written[1]) > 1_000
+
+
+def test_verify_names_a_property_the_graph_holds_wrongly(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        for plan in itertools.islice(mix(service, 60, 5), 60):
+            service.journal.write(LOADER, plan)
+        assert service.verify().ok
+        item = sorted(service.state.knowledge.items)[0]
+        for forgery, said in (
+            ("SET n.summary = 'forged'", "property 'summary' is 'forged' in the graph"),
+            ("REMOVE n.kind", "property 'kind' is missing from the graph (a replay gives 'fact')"),
+            ("SET n.expires_at = 12345", "property 'expires_at' is 12345 in the graph, which a replay removes"),
+        ):
+            before = backend.raw(service.graph, "MATCH (n:Item {id: $i}) RETURN properties(n)", {"i": item})[0][0]
+            backend.raw(service.graph, f"MATCH (n:Item {{id: $i}}) {forgery}", {"i": item})
+            report = service.verify()
+            # Statuses and confidences are as they were: only the property comparison sees it.
+            assert report.replay_fingerprint == report.graph_fingerprint
+            assert not report.ok and not report.projection_ok
+            assert report.projection_difference is not None
+            difference = report.projection_difference
+            assert difference.startswith(f"node Item {item}: ") and said in difference
+            backend.raw(service.graph, "MATCH (n:Item {id: $i}) SET n = $p", {"i": item, "p": dict(before)})
+            assert service.verify().ok
+    finally:
+        service.close()

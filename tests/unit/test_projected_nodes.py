@@ -1,0 +1,57 @@
+"""ProjectedNodes: what a replay's projections add up to, and the first difference from a graph."""
+
+from __future__ import annotations
+
+from graph_service.projected_nodes import ProjectedNodes, ids_param
+from graph_service.projection import NODE_LABELS, Projection
+
+
+def fed(*projections: Projection) -> ProjectedNodes:
+    nodes = ProjectedNodes()
+    for projection in projections:
+        nodes.feed(projection)
+    return nodes
+
+
+def test_later_upserts_win_and_a_none_removes() -> None:
+    first, second = Projection(), Projection()
+    first.node("Flag", "f", why="w", open=True, until=5)
+    second.node("Flag", "f", open=False, until=None)
+    nodes = fed(first, second)
+    asked = next(nodes.batches())
+    stored = [{"label": "Flag", "id": "f", "props": {"id": "f", "why": "w", "open": False, "name": "flag: w"}}]
+    assert nodes.first_difference(asked, stored) is None
+
+
+def test_every_label_is_a_parameter_and_batches_cover_every_node_once() -> None:
+    projection = Projection()
+    for i in range(7):
+        projection.node("Item", f"i{i}", summary="s")
+    projection.node("Belief", "b", proposition="p")
+    batches = list(fed(projection).batches(size=3))
+    assert all(set(b) == {ids_param(label) for label in NODE_LABELS} for b in batches)
+    named = [(k, i) for b in batches for k, ids in b.items() for i in ids]
+    assert sorted(named) == sorted([("ids_Item", f"i{i}") for i in range(7)] + [("ids_Belief", "b")])
+    assert [sum(len(ids) for ids in b.values()) for b in batches] == [3, 3, 2]
+
+
+def test_each_kind_of_difference_is_named() -> None:
+    projection = Projection()
+    projection.node("Item", "k", summary="s", rank=2, weight=0.1 + 0.2)
+    nodes = fed(projection)
+    asked = next(nodes.batches())
+
+    def said(props: dict[str, object] | None) -> str | None:
+        rows = [] if props is None else [{"label": "Item", "id": "k", "props": {"id": "k", **props}}]
+        return nodes.first_difference(asked, rows)
+
+    good = {"summary": "s", "rank": 2, "weight": 0.30000000000000004, "name": "s"}
+    assert said(good) is None
+    assert said({**good, "weight": 0.3}) is None  # a double a last digit away, as text round trips give
+    assert said(None) == "node Item k is missing from the graph"
+    assert said({**good, "rank": 3}) == "node Item k: property 'rank' is 3 in the graph, 2 in a replay"
+    assert said({k: v for k, v in good.items() if k != "rank"}) == \
+        "node Item k: property 'rank' is missing from the graph (a replay gives 2)"
+    assert said({**good, "expires_at": 9}) == \
+        "node Item k: property 'expires_at' is 9 in the graph, which a replay removes or never sets"
+    assert said({**good, "weight": 0.31}) is not None
