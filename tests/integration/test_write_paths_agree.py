@@ -87,6 +87,8 @@ def test_verify_names_a_property_the_graph_holds_wrongly(backend: Backend) -> No
             assert report.projection_difference is not None
             difference = report.projection_difference
             assert difference.startswith(f"node Item {item}: ") and said in difference
+            apart = service.verify_apart()  # the API's verify: in a process of its own, reported as JSON
+            assert not apart.ok and apart.projection_difference == difference
             backend.raw(service.graph, "MATCH (n:Item {id: $i}) SET n = $p", {"i": item, "p": dict(before)})
             assert service.verify().ok
     finally:
