@@ -14,6 +14,7 @@ import pytest
 
 from graph_service.errors import StoreLocked
 from graph_service.storage.falkordb_server import EmbeddedFalkorDB
+from graph_service.storage.port import ConstraintViolation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -279,12 +280,19 @@ def test_writes_are_logged_as_effects_and_a_reload_after_kill_9_gives_the_same_g
     for plan in itertools.islice(plans, 300):
         service.journal.write(LOADER, plan)
     service.journal.write_batch(LOADER, plans, batch_size=500)
+    # A write that fails part-way (past the head's compare-and-set, at the journal's unique position:
+    # the head was already moved) is undone, and logs nothing either.
+    head = service.journal.seq + 1
+    with pytest.raises(ConstraintViolation):
+        service.graph.run("append_entries", {"prev": service.journal.hash, "first": head, "last": head,
+                                             "last_hash": "forged", "entries": [{"seq": 1, "hash": "forged"}]})
+    assert service.journal.stored_head()["seq"] == head - 1
     server = service.graph._server  # type: ignore[attr-defined]
     written = _whole_graph(service.graph)
     os.kill(server.pid, signal.SIGKILL)
     server._process.wait()
     logged = b"".join(f.read_bytes() for f in (data / "appendonlydir").iterdir() if ".incr." in f.name)
-    assert logged.count(b"GRAPH.EFFECT") > 300
+    assert logged.count(b"GRAPH.EFFECT") > 300 and b"forged" not in logged
     assert b"UNWIND" not in logged and b"MERGE" not in logged  # no write's query text
     service.close()  # releases the folder (its server is already gone)
     again = FalkorDBGraph.embedded(data)
