@@ -21,7 +21,7 @@ from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerpr
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal, VerifyReport
 from graph_service.knowledge.fingerprint import fingerprint_of as items_fingerprint_of
-from graph_service.projected_nodes import ProjectedNodes
+from graph_service.projected_graph import ProjectedGraph
 from graph_service.state import StoreState, combined_fingerprint
 from graph_service.storage.port import GraphPort
 
@@ -29,7 +29,7 @@ from graph_service.storage.port import GraphPort
 @dataclass(frozen=True)
 class FullReport:
     """The chain check, plus whether the graph holds what a pure replay of the journal gives (every status
-    and confidence, and every property of every node the replay projects); `projection_difference` says
+    and confidence, and every property of every node and edge the replay projects); `projection_difference` says
     the first place it does not, in words."""
 
     chain: VerifyReport
@@ -72,7 +72,7 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
     replay cannot apply is reported at its position, never raised. `on_entry` sees each sound entry
     as it is checked (progress). `journal` takes the verdict (see Journal.take_verdict)."""
     state = StoreState()
-    projected = ProjectedNodes()
+    projected = ProjectedGraph()
     failed: list[tuple[int, str]] = []
 
     def apply(entry: Entry) -> None:
@@ -81,7 +81,7 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
         if failed:
             return
         try:
-            projected.feed(state.apply(entry).projection)
+            projected.feed(entry.seq, state.apply(entry).projection)
         except Exception as exc:  # a forged entry whose hash is sound: report it, never crash
             failed.append((entry.seq, f"entry {entry.seq} cannot be applied: {type(exc).__name__}: {exc}"))
 
@@ -94,16 +94,20 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
                           False, None, None)
     expected = state.fingerprint()
     actual = graph_fingerprint(graph)
-    difference = (first_node_difference(graph, projected) if expected == actual else
+    difference = (first_graph_difference(graph, projected) if expected == actual else
                   "the graph's statuses differ from a replay of the journal")
     return FullReport(chain, difference is None, expected, actual, difference)
 
 
-def first_node_difference(graph: GraphPort, projected: ProjectedNodes) -> str | None:
-    """The first node whose stored properties are not the ones a replay projects (ProjectedNodes), read
-    back by id a batch at a time; None when every one is."""
-    for asked in projected.batches():
-        difference = projected.first_difference(asked, graph.run("projected_nodes_by_id", asked))
+def first_graph_difference(graph: GraphPort, projected: ProjectedGraph) -> str | None:
+    """The first node, then edge, whose stored properties are not the ones a replay projects
+    (ProjectedGraph), read back a batch at a time; None when every one is."""
+    for asked in projected.node_batches():
+        difference = projected.first_node_difference(asked, graph.run("projected_nodes_by_id", asked))
+        if difference is not None:
+            return difference
+    for ends in projected.edge_batches():
+        difference = projected.first_edge_difference(ends, graph.run("projected_edges_by_ends", ends))
         if difference is not None:
             return difference
     return None

@@ -1,7 +1,8 @@
 """The graph a journal gives does not depend on the path that wrote it: the same entries written one
 by one (each projected by the smallest statement that holds it) and bulk-loaded into an empty store
 (folded into batches of 500) give the same nodes and edges, every property included; and verify
-compares every property of every projected node with a replay, so it names one the graph holds wrongly.
+compares every property of every projected node and edge with a replay, so it names one the graph
+holds wrongly.
 
 Why property by property: verify compares statuses and confidences with a replay, and a FalkorDB
 4.16 bug (one SET removing several properties removed the wrong ones; see
@@ -91,5 +92,14 @@ def test_verify_names_a_property_the_graph_holds_wrongly(backend: Backend) -> No
             assert not apart.ok and apart.projection_difference == difference
             backend.raw(service.graph, "MATCH (n:Item {id: $i}) SET n = $p", {"i": item, "p": dict(before)})
             assert service.verify().ok
+        # And an edge's: one of the premises the mix's facts rest on.
+        src, dst = backend.raw(service.graph, "MATCH (a:Item)-[r:DERIVED_FROM]->(b:Item) RETURN a.id, b.id "
+                                              "ORDER BY a.id, b.id LIMIT 1")[0]
+        backend.raw(service.graph, "MATCH (:Item {id: $a})-[r:DERIVED_FROM]->(:Item {id: $b}) SET r.forged = 1",
+                    {"a": src, "b": dst})
+        report = service.verify()
+        assert not report.ok and report.replay_fingerprint == report.graph_fingerprint
+        assert report.projection_difference == (f"edge Item {src} -[DERIVED_FROM]-> Item {dst}: property 'forged' "
+                                                "is 1 in the graph, which a replay removes or never sets")
     finally:
         service.close()

@@ -1,15 +1,15 @@
-"""ProjectedNodes: what a replay's projections add up to, and the first difference from a graph."""
+"""ProjectedGraph: what a replay's projections add up to, and the first difference from a graph."""
 
 from __future__ import annotations
 
-from graph_service.projected_nodes import ProjectedNodes, ids_param
-from graph_service.projection import NODE_LABELS, Projection
+from graph_service.projected_graph import ProjectedGraph, ends_param, ids_param
+from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection
 
 
-def fed(*projections: Projection) -> ProjectedNodes:
-    nodes = ProjectedNodes()
-    for projection in projections:
-        nodes.feed(projection)
+def fed(*projections: Projection) -> ProjectedGraph:
+    nodes = ProjectedGraph()
+    for seq, projection in enumerate(projections, start=1):
+        nodes.feed(seq, projection)
     return nodes
 
 
@@ -18,9 +18,9 @@ def test_later_upserts_win_and_a_none_removes() -> None:
     first.node("Flag", "f", why="w", open=True, until=5)
     second.node("Flag", "f", open=False, until=None)
     nodes = fed(first, second)
-    asked = next(nodes.batches())
+    asked = next(nodes.node_batches())
     stored = [{"label": "Flag", "id": "f", "props": {"id": "f", "why": "w", "open": False, "name": "flag: w"}}]
-    assert nodes.first_difference(asked, stored) is None
+    assert nodes.first_node_difference(asked, stored) is None
 
 
 def test_every_label_is_a_parameter_and_batches_cover_every_node_once() -> None:
@@ -28,7 +28,7 @@ def test_every_label_is_a_parameter_and_batches_cover_every_node_once() -> None:
     for i in range(7):
         projection.node("Item", f"i{i}", summary="s")
     projection.node("Belief", "b", proposition="p")
-    batches = list(fed(projection).batches(size=3))
+    batches = list(fed(projection).node_batches(size=3))
     assert all(set(b) == {ids_param(label) for label in NODE_LABELS} for b in batches)
     named = [(k, i) for b in batches for k, ids in b.items() for i in ids]
     assert sorted(named) == sorted([("ids_Item", f"i{i}") for i in range(7)] + [("ids_Belief", "b")])
@@ -39,11 +39,11 @@ def test_each_kind_of_difference_is_named() -> None:
     projection = Projection()
     projection.node("Item", "k", summary="s", rank=2, weight=0.1 + 0.2)
     nodes = fed(projection)
-    asked = next(nodes.batches())
+    asked = next(nodes.node_batches())
 
     def said(props: dict[str, object] | None) -> str | None:
         rows = [] if props is None else [{"label": "Item", "id": "k", "props": {"id": "k", **props}}]
-        return nodes.first_difference(asked, rows)
+        return nodes.first_node_difference(asked, rows)
 
     good = {"summary": "s", "rank": 2, "weight": 0.30000000000000004, "name": "s"}
     assert said(good) is None
@@ -55,3 +55,26 @@ def test_each_kind_of_difference_is_named() -> None:
     assert said({**good, "expires_at": 9}) == \
         "node Item k: property 'expires_at' is 9 in the graph, which a replay removes or never sets"
     assert said({**good, "weight": 0.31}) is not None
+
+
+def test_an_edge_keeps_its_first_writer_and_each_kind_of_difference_is_named() -> None:
+    first, second, third = Projection(), Projection(), Projection()
+    first.edge("DERIVED_FROM", "Item", "a", "Item", "b", w=1)
+    third.edge("DERIVED_FROM", "Item", "a", "Item", "b", w=None, v=2)
+    graph = fed(first, second, third)
+    asked = next(graph.edge_batches())
+    assert set(asked) == {ends_param(kind) for kind in EDGE_KINDS}
+    assert asked["ends_DERIVED_FROM_Item_Item"] == [{"src": "a", "dst": "b"}]
+
+    def said(*props: dict[str, object]) -> str | None:
+        rows = [{"rel": "DERIVED_FROM", "src_label": "Item", "dst_label": "Item", "src": "a", "dst": "b", "props": p}
+                for p in props]
+        return graph.first_edge_difference(asked, rows)
+
+    edge = "edge Item a -[DERIVED_FROM]-> Item b"
+    assert said({"since_seq": 1, "v": 2}) is None
+    assert said() == f"{edge} is missing from the graph"
+    assert said({"since_seq": 1, "v": 2}, {"since_seq": 1, "v": 2}) == f"{edge} is more than once in the graph"
+    assert said({"since_seq": 3, "v": 2}) == f"{edge}: property 'since_seq' is 3 in the graph, 1 in a replay"
+    assert said({"since_seq": 1, "v": 2, "w": 1}) == \
+        f"{edge}: property 'w' is 1 in the graph, which a replay removes or never sets"
