@@ -86,14 +86,18 @@ class ProjectedGraph:
             yield params
 
     def first_node_difference(self, asked: Mapping[str, list[str]], rows: Iterable[Mapping[str, Any]]) -> str | None:
-        """The first node of those `asked` whose stored properties (`rows`: label, id, props) are not the
-        projected ones, in words naming the node and the property; None when all are."""
-        stored = {(row["label"], row["id"]): dict(row["props"]) for row in rows}
+        """The first node of those `asked` that is missing, doubled, or whose stored properties (`rows`:
+        label, id, props) are not the projected ones, in words naming the node and the property; None
+        when all are."""
+        stored: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in rows:
+            stored.setdefault((row["label"], row["id"]), []).append(dict(row["props"]))
         for label in NODE_LABELS:
             for node_id in asked.get(ids_param(label), ()):
-                have = stored.get((label, node_id))
-                if have is None:
-                    return f"node {label} {node_id} is missing from the graph"
+                found = stored.get((label, node_id), [])
+                if len(found) != 1:
+                    return f"node {label} {node_id} is {'missing from' if not found else 'more than once in'} the graph"
+                have = found[0]
                 # The statement's MERGE sets `id`; some upserts name it among their properties too.
                 want = {"id": node_id, **{k: v for k, v in self._nodes[(label, node_id)].items() if v is not None}}
                 difference = _first_property_difference(f"node {label} {node_id}", want, have)

@@ -49,6 +49,8 @@ def test_each_kind_of_difference_is_named() -> None:
     assert said(good) is None
     assert said({**good, "weight": 0.3}) is None  # a double a last digit away, as text round trips give
     assert said(None) == "node Item k is missing from the graph"
+    doubled = [{"label": "Item", "id": "k", "props": {"id": "k", **good}}] * 2
+    assert nodes.first_node_difference(asked, doubled) == "node Item k is more than once in the graph"
     assert said({**good, "rank": 3}) == "node Item k: property 'rank' is 3 in the graph, 2 in a replay"
     assert said({k: v for k, v in good.items() if k != "rank"}) == \
         "node Item k: property 'rank' is missing from the graph (a replay gives 2)"
