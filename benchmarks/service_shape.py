@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graph_service import processes
 from graph_service.config import Settings
 from graph_service.domain import Draft
 from graph_service.errors import UserError
@@ -150,9 +151,11 @@ def rss_mb(pid: int) -> float:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system processor time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system processor time a running process has used so far."""
+    used = processes.cpu_seconds(pid)
+    if used is None:
+        raise RuntimeError(f"process {pid} is gone")
+    return used
 
 
 def own_cpu_seconds() -> float:

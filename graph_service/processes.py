@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import signal
+from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
 
@@ -19,3 +21,12 @@ def die_with_parent(sig: int = signal.SIGTERM) -> None:
 def killed_with_parent() -> None:
     """die_with_parent with SIGKILL: for a child that may be stuck where it never handles SIGTERM."""
     die_with_parent(signal.SIGKILL)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system processor time the process has used so far, or None once it is gone (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

