@@ -83,7 +83,7 @@ def _snapshot(raw: dict[str, Any] | None) -> BeliefSnapshot | None:
     return BeliefSnapshot.of(raw)
 
 
-def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],
+async def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],
            focus: Callable[[dict[str, Any], Draft], str | None],
            check: Callable[[Service], None] | None = None) -> BeliefWrite:
     """Plan against the current state (bad input raises, nothing written), append one entry, report it."""
@@ -97,7 +97,7 @@ def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any],
         drafts.append(draft)
         return draft
 
-    written = journal_write(info, plan)
+    written = await journal_write(info, plan)
     result = written.result
     refused = result.get("refused")
     return BeliefWrite(
@@ -210,7 +210,7 @@ Other = Annotated[str, strawberry.argument(description="The other subject.")]
 class BeliefMutation:
     @strawberry.mutation(description="Hold a new proposition, optionally with evidence and superseding an older one.")
     @user_errors
-    def create_belief(self, info: strawberry.Info[Any, Any],
+    async def create_belief(self, info: strawberry.Info[Any, Any],
                       proposition: Annotated[str, strawberry.argument(description="What is believed, as text.")],
                       epistemic_kind: Annotated[EpistemicKind, strawberry.argument(
                           description="What sort of proposition it is; it sets the prior.")] = EpistemicKind["claim"],
@@ -224,34 +224,35 @@ class BeliefMutation:
                       ) -> BeliefWrite:
         payload = {"proposition": proposition, "epistemic_kind": plain(epistemic_kind), "subject": subject,
                    "evidence": [e.as_payload() for e in evidence or []], "supersedes": supersedes}
-        return _write(info, "belief.create", payload, _created, _roots_exist(payload["evidence"], "evidence"))
+        return await _write(info, "belief.create", payload, _created, _roots_exist(payload["evidence"], "evidence"))
 
     @strawberry.mutation(description="Add one evidence row to a belief.")
     @user_errors
-    def add_evidence(self, info: strawberry.Info[Any, Any], belief: BeliefId,
+    async def add_evidence(self, info: strawberry.Info[Any, Any], belief: BeliefId,
                      evidence: Annotated[EvidenceInput, strawberry.argument(description="The row.")]) -> BeliefWrite:
         row = evidence.as_payload()
-        return _write(info, "evidence.add", {"belief": belief, **row}, _named("belief"),
+        return await _write(info, "evidence.add", {"belief": belief, **row}, _named("belief"),
                       _roots_exist([row], "evidence"))
 
     @strawberry.mutation(description="Retract one evidence row; the belief is re-evaluated, the row kept.")
     @user_errors
-    def retract_evidence(self, info: strawberry.Info[Any, Any],
+    async def retract_evidence(self, info: strawberry.Info[Any, Any],
                          evidence: Annotated[str, strawberry.argument(description="The row's id (e<seq>.<n>).")],
                          reason: Reason = None) -> BeliefWrite:
         service = service_of(info)  # the state is read when the write is done (a catch-up may renew it)
-        return _write(info, "evidence.retract", {"evidence": evidence, "reason": reason},
+        return await _write(info, "evidence.retract", {"evidence": evidence, "reason": reason},
                       lambda result, draft: service.state.beliefs.rows[draft.payload["evidence"]].belief)
 
     @strawberry.mutation(description="Operator: this belief is wrong (pinned rejected, history kept)")
     @user_errors
-    def correct_belief(self, info: strawberry.Info[Any, Any], belief: BeliefId, reason: Reason = None) -> BeliefWrite:
-        return _write(info, "belief.correct", {"kind": "wrong", "belief": belief, "reason": reason},
+    async def correct_belief(self, info: strawberry.Info[Any, Any], belief: BeliefId,
+                             reason: Reason = None) -> BeliefWrite:
+        return await _write(info, "belief.correct", {"kind": "wrong", "belief": belief, "reason": reason},
                       _named("belief"))
 
     @strawberry.mutation(description="Operator: do not infer this again (a belief's proposition, or a proposition).")
     @user_errors
-    def do_not_infer(self, info: strawberry.Info[Any, Any],
+    async def do_not_infer(self, info: strawberry.Info[Any, Any],
                      belief: Annotated[str | None, strawberry.argument(
                          description="A belief whose proposition is not to be inferred again (or give proposition)."
                      )] = None,
@@ -262,12 +263,12 @@ class BeliefMutation:
         if (belief is None) == (proposition is None):
             raise UserError("give exactly one of belief and proposition", field="proposition")
         payload = {"kind": "do_not_infer", "belief": belief, "proposition": proposition, "reason": reason}
-        return _write(info, "belief.correct", payload, lambda result, draft: belief)
+        return await _write(info, "belief.correct", payload, lambda result, draft: belief)
 
     @strawberry.mutation(description="Operator: this observation (or item) is inaccurate; evidence citing it is "
                                      "retracted and the beliefs resting on it re-evaluated.")
     @user_errors
-    def mark_inaccurate(self, info: strawberry.Info[Any, Any],
+    async def mark_inaccurate(self, info: strawberry.Info[Any, Any],
                         root_id: Annotated[str, strawberry.argument(description="The observation's or item's id.")],
                         root_kind: Annotated[InaccurateRootKind, strawberry.argument(
                             description="Whether root_id is an observation or an item.")
@@ -275,25 +276,25 @@ class BeliefMutation:
                         reason: Reason = None) -> BeliefWrite:
         kind = str(root_kind.value)
         payload = {"kind": "inaccurate", "root_kind": kind, "root_id": root_id, "reason": reason}
-        return _write(info, "belief.correct", payload, _nothing, _root_exists(kind, root_id))
+        return await _write(info, "belief.correct", payload, _nothing, _root_exists(kind, root_id))
 
     @strawberry.mutation(description="Operator: these two subjects name the same entity.")
     @user_errors
-    def same_entity(self, info: strawberry.Info[Any, Any], subject: Subject, other: Other,
+    async def same_entity(self, info: strawberry.Info[Any, Any], subject: Subject, other: Other,
                     reason: Reason = None) -> BeliefWrite:
         payload = {"kind": "same_entity", "subject": subject, "other": other, "reason": reason}
-        return _write(info, "belief.correct", payload, _nothing)
+        return await _write(info, "belief.correct", payload, _nothing)
 
     @strawberry.mutation(description="Operator: undo the merge of these two subjects.")
     @user_errors
-    def different_entity(self, info: strawberry.Info[Any, Any], subject: Subject, other: Other,
+    async def different_entity(self, info: strawberry.Info[Any, Any], subject: Subject, other: Other,
                          reason: Reason = None) -> BeliefWrite:
         payload = {"kind": "different_entity", "subject": subject, "other": other, "reason": reason}
-        return _write(info, "belief.correct", payload, _nothing)
+        return await _write(info, "belief.correct", payload, _nothing)
 
     @strawberry.mutation(description="Propose causal hypotheses from notable observations close in time.")
     @user_errors
-    def associate(self, info: strawberry.Info[Any, Any],
+    async def associate(self, info: strawberry.Info[Any, Any],
                   observations: Annotated[list[AssociationCueInput], strawberry.argument(
                       description="The observations to pair, each with what was read off it.")],
                   window_ms: Annotated[Long, strawberry.argument(
@@ -307,22 +308,22 @@ class BeliefMutation:
             for i, cue in enumerate(observations):
                 service.state.require_roots("observation", [cue.id], f"observations[{i}].id")
 
-        return _write(info, "belief.associate", payload, _first_proposed, cues_exist)
+        return await _write(info, "belief.associate", payload, _first_proposed, cues_exist)
 
     @strawberry.mutation(description="Operator: fix a belief's status (or free it with status null).")
     @user_errors
-    def pin_belief(self, info: strawberry.Info[Any, Any], belief: BeliefId,
+    async def pin_belief(self, info: strawberry.Info[Any, Any], belief: BeliefId,
                    status: Annotated[PinnableStatus | None, strawberry.argument(
                        description="The status to pin it at; null frees it to follow its confidence.")] = None,
                    reason: Reason = None) -> BeliefWrite:
-        return _write(info, "belief.pin", {"belief": belief, "status": plain(status), "reason": reason},
+        return await _write(info, "belief.pin", {"belief": belief, "status": plain(status), "reason": reason},
                       _named("belief"))
 
     @strawberry.mutation(description="Propose that two beliefs contradict (e.g. a paraphrase a model noticed).")
     @user_errors
-    def propose_contradiction(self, info: strawberry.Info[Any, Any],
+    async def propose_contradiction(self, info: strawberry.Info[Any, Any],
                               a: Annotated[str, strawberry.argument(description="One belief's id.")],
                               b: Annotated[str, strawberry.argument(description="The other belief's id.")],
                               reason: Reason = None) -> BeliefWrite:
-        return _write(info, "belief.contradict", {"a": a, "b": b, "reason": reason}, _named("a"))
+        return await _write(info, "belief.contradict", {"a": a, "b": b, "reason": reason}, _named("a"))
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import strawberry
 
 from graph_service.api.access import ANONYMOUS, Principal, principal_of_scope
 from graph_service.api.idempotency import SCOPE_KEY as ONCE_SCOPE_KEY
 from graph_service.domain import Draft
 from graph_service.journal.once import WriteOnce
-from graph_service.journal.store import WriteResult
+from graph_service.journal.store import Journal, WriteResult
 from graph_service.service import Service
 
 
@@ -44,8 +47,25 @@ def author_of(info: strawberry.Info[Any, Any]) -> str:
     return principal_of(info).name
 
 
-def journal_write(info: strawberry.Info[Any, Any], plan: Callable[[], Draft]) -> WriteResult:
+# One write at a time per journal on the event loop (Journal.write_steps asks its driver for that).
+_write_turns: weakref.WeakKeyDictionary[Journal, anyio.Lock] = weakref.WeakKeyDictionary()
+
+
+async def journal_write(info: strawberry.Info[Any, Any], plan: Callable[[], Draft]) -> WriteResult:
     """Journal one write as the request's principal (its role recorded when tokens are configured), under
-    the request's Idempotency-Key if it has one."""
+    the request's Idempotency-Key if it has one.
+
+    Planning and applying run here, on the event loop, under the journal's lock (Journal.write_steps); each
+    round trip to the graph runs in a worker thread, so the loop serves other requests while it is on its way.
+    Before, a write's round trips ran on the loop and every other request, /healthz included, waited on them."""
     principal = principal_of(info)
-    return service_of(info).journal.write(principal.name, plan, once_of(info), role=principal.recorded_role)
+    journal = service_of(info).journal
+    turn = _write_turns.setdefault(journal, anyio.Lock())
+    async with turn:
+        steps = journal.write_steps(principal.name, plan, once_of(info), role=principal.recorded_role)
+        try:
+            step = next(steps)
+            while True:
+                step = steps.send(await anyio.to_thread.run_sync(step))
+        except StopIteration as done:
+            return done.value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar
@@ -29,6 +30,16 @@ def as_graphql_error(exc: UserError) -> GraphQLError:
 
 def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn UserError raised by a resolver into a GraphQL error with a code."""
+
+    if inspect.iscoroutinefunction(fn):
+        @wraps(fn)
+        async def waiting(*args: P.args, **kwargs: P.kwargs) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except UserError as exc:
+                raise as_graphql_error(exc) from exc
+
+        return waiting  # type: ignore[return-value]
 
     @wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

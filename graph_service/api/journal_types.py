@@ -174,7 +174,7 @@ class JournalQuery:
 class JournalMutation:
     @strawberry.mutation(description="Append a note (non-empty, at most 10,000 characters) to the journal.")
     @user_errors
-    def note(self, info: strawberry.Info[Any, Any],
+    async def note(self, info: strawberry.Info[Any, Any],
              text: Annotated[str, strawberry.argument(description="What to note.")]) -> JournalEntry:
-        result = journal_write(info, lambda: plan_note(text))
+        result = await journal_write(info, lambda: plan_note(text))
         return JournalEntry.of(result.entry)

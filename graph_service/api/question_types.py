@@ -253,7 +253,7 @@ class QuestionMutation:
     @strawberry.mutation(description="Declare an unresolved question inside a situation, linked to the items "
                                      "(affects) and decision snapshots (decisions) it bears on.")
     @user_errors
-    def declare_unknown(self, info: strawberry.Info[Any, Any],
+    async def declare_unknown(self, info: strawberry.Info[Any, Any],
                         situation: Annotated[str, strawberry.argument(description="The situation it arises in.")],
                         text: Annotated[str, strawberry.argument(
                             description="The question, as a person would be asked it.")],
@@ -270,7 +270,7 @@ class QuestionMutation:
         service = service_of(info)
         declaration = _declaration(UnknownInput(situation=situation, text=text, factor=factor, affects=affects,
                                                 decisions=decisions, parent=parent, id=id))
-        done = journal_write(info, lambda: plans.plan_declare(service.state, **declaration))
+        done = await journal_write(info, lambda: plans.plan_declare(service.state, **declaration))
         record = service.state.questions.unknown(done.result["unknown"])
         assert record is not None
         return Unknown.of(record)
@@ -281,7 +281,7 @@ class QuestionMutation:
                                      "then by id. A question already open about the chosen target is returned "
                                      "without a new entry.")
     @user_errors
-    def next_question(self, info: strawberry.Info[Any, Any],
+    async def next_question(self, info: strawberry.Info[Any, Any],
                       preferred: Annotated[str | None, strawberry.argument(
                           description="The target the caller would ask about (a dispute, item or unknown id); "
                                       "honoured when valid.")] = None,
@@ -299,7 +299,7 @@ class QuestionMutation:
             return chosen[0].draft
 
         try:
-            done = journal_write(info, plan)
+            done = await journal_write(info, plan)
         except _NothingToAsk:
             return _next(chosen[0].selection, chosen[0].existing, False, None, None)
         planned = chosen[0]
@@ -312,7 +312,7 @@ class QuestionMutation:
                                      "(confirmed; with false, optionally its value now), or an unknown's answer "
                                      "(value; fact may name its s and r), recorded as a person-sourced fact.")
     @user_errors
-    def answer_question(self, info: strawberry.Info[Any, Any],
+    async def answer_question(self, info: strawberry.Info[Any, Any],
                         question: Annotated[str, strawberry.argument(description="The open question's id.")],
                         value: Annotated[JSON | None, strawberry.argument(
                             description="A dispute's right value, an unknown's answer, or a stale item's value now "
@@ -323,7 +323,7 @@ class QuestionMutation:
                             description="For an unknown: the s and r of the fact recorded (default: its factor, "
                                         "\"is\").")] = None) -> AnswerOutcome:
         service = service_of(info)
-        done = journal_write(info, lambda: plans.plan_answer(
+        done = await journal_write(info, lambda: plans.plan_answer(
             service.state, question, by=author_of(info), value=value, confirmed=confirmed, fact=fact))
         record = service.state.questions.question(done.result["question"])
         assert record is not None and record.answer is not None

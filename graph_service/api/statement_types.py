@@ -150,7 +150,7 @@ class StatementMutation:
                                      "claim and, for factual claims, evidence attributed to whoever stands behind "
                                      "it. A model may add claims (extraClaims), never their stance or confidence.")
     @user_errors
-    def say(self, info: strawberry.Info[Any, Any],
+    async def say(self, info: strawberry.Info[Any, Any],
             text: Annotated[str, strawberry.argument(description="What was said (at most 10,000 characters).")],
             speaker: Annotated[str, strawberry.argument(description="Who said it; spelt as actors are (NFKC, "
                                                                     "case-folded).")],
@@ -164,7 +164,7 @@ class StatementMutation:
         service = service_of(info)
         payload = {"text": text, "speaker": speaker, "tick": tick, "to": to, "extra_claims": extra_claims or [],
                    "credibility": credibility}
-        written = journal_write(info, lambda: service.state.statements.plan(OP_SAY, payload))
+        written = await journal_write(info, lambda: service.state.statements.plan(OP_SAY, payload))
         observation = message_observation_id(written.entry.seq)
         return SayResult(seq=written.entry.seq, by=written.entry.by,
                          observation=Observation.of(observation_props(service, observation)),

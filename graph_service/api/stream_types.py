@@ -75,9 +75,9 @@ class TransferInput:
     magnitude: int = strawberry.field(description="How much, as the kind's magnitude rule allows.")
 
 
-def _stream_write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any]) -> StreamWrite:
+async def _stream_write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any]) -> StreamWrite:
     service = service_of(info)
-    written = journal_write(info, lambda: service.state.stream.plan(op, payload))
+    written = await journal_write(info, lambda: service.state.stream.plan(op, payload))
     result = written.result
     return StreamWrite(seq=written.entry.seq, by=written.entry.by, observer=result["observer"],
                        rows=[StreamRow.of(r) for r in result["rows"]])
@@ -126,17 +126,17 @@ class StreamQuery:
 class StreamMutation:
     @strawberry.mutation(description="Declare an observer; a wordless one refuses statements (say).")
     @user_errors
-    def declare_observer(self, info: strawberry.Info[Any, Any], observer: ObserverName,
+    async def declare_observer(self, info: strawberry.Info[Any, Any], observer: ObserverName,
                          wordless: Annotated[bool, strawberry.argument(
                              description="True: it takes and makes no statements.")] = False) -> Observer:
         service = service_of(info)
         payload = {"observer": observer, "wordless": wordless}
-        written = journal_write(info, lambda: service.state.stream.plan(OP_DECLARE, payload))
+        written = await journal_write(info, lambda: service.state.stream.plan(OP_DECLARE, payload))
         return Observer(id=written.result["observer"], wordless=written.result["wordless"], seq=written.entry.seq)
 
     @strawberry.mutation(description="Append one row; its weight comes from the table unless given (1..10).")
     @user_errors
-    def observe(self, info: strawberry.Info[Any, Any], observer: ObserverName, tick: Tick,
+    async def observe(self, info: strawberry.Info[Any, Any], observer: ObserverName, tick: Tick,
                 kind: Annotated[str, strawberry.argument(description="A kind of the configured weight table.")],
                 subject: Annotated[str, strawberry.argument(description="What it is about.")],
                 magnitude: Annotated[int, strawberry.argument(
@@ -145,12 +145,12 @@ class StreamMutation:
                     description="Its importance, 1 to 10; null: from the table.")] = None) -> StreamWrite:
         payload = {"observer": observer, "tick": tick, "kind": kind, "subject": subject, "magnitude": magnitude,
                    "weight": weight}
-        return _stream_write(info, OP_OBSERVE, payload)
+        return await _stream_write(info, OP_OBSERVE, payload)
 
     @strawberry.mutation(description="One boundary: a `seen` row for each subject coming into view (not for what "
                                      "stays in view), then the transfers.")
     @user_errors
-    def presence(self, info: strawberry.Info[Any, Any], observer: ObserverName, tick: Tick,
+    async def presence(self, info: strawberry.Info[Any, Any], observer: ObserverName, tick: Tick,
                  in_view: Annotated[list[str], strawberry.argument(
                      description="Every subject in view now; a seen row is written for each that was not before.")],
                  transfers: Annotated[list[TransferInput] | None, strawberry.argument(
@@ -159,4 +159,4 @@ class StreamMutation:
         payload = {"observer": observer, "tick": tick, "in_view": in_view,
                    "transfers": [{"kind": t.kind, "subject": t.subject, "magnitude": t.magnitude}
                                  for t in transfers or []]}
-        return _stream_write(info, OP_PRESENCE, payload)
+        return await _stream_write(info, OP_PRESENCE, payload)

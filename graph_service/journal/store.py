@@ -19,8 +19,9 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from graph_service.domain import Applied, Domain, Draft
@@ -48,6 +49,19 @@ PAGE = 2_000
 # The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
 AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
+
+# One round trip of a write to the graph (see Journal.write_steps).
+Step = Callable[[], Any]
+
+
+def run_steps(steps: Generator[Step, Any, Any]) -> Any:
+    """Run a write's round trips in line, each one's value sent back, and return the generator's value."""
+    try:
+        step = next(steps)
+        while True:
+            step = steps.send(step())
+    except StopIteration as done:
+        return done.value
 
 
 def now_ms() -> int:
@@ -146,6 +160,8 @@ class Journal:
         self.seq = 0
         self.hash = GENESIS
         self._lock = threading.RLock()
+        # Positions this process is appending at, and the results of those a catch-up applied meanwhile.
+        self._awaited: set[int] = set()
         self._pending_results: dict[int, Any] = {}
         # The last position this process projected or saw projected; below self.seq only after a
         # projection failed, when catch-up re-derives the missing projections from the journal.
@@ -256,17 +272,20 @@ class Journal:
                     return
                 self._apply_and_project(entry)
 
-    def _apply_and_project(self, entry: Entry, promised_empty: bool = False) -> None:
+    def _apply_and_project(self, entry: Entry) -> None:
+        self._project(entry.seq, self._apply_next(entry))
+
+    def _apply_next(self, entry: Entry, promised_empty: bool = False) -> Applied:
+        """Apply the entry that follows the state's head, keeping its result for the writer that waits on it."""
         self.seq, self.hash = entry.seq, entry.hash
         applied = self._apply(entry)
         if promised_empty and (applied.projection.nodes or applied.projection.edges):
             # The append already moved the projected position past it: a programming error in a planner.
             raise RuntimeError(f"journal entry {entry.seq} ({entry.op}) was planned as changing nothing in the "
                                "graph but its projection writes nodes or edges")
-        self._pending_results[entry.seq] = applied.result
-        if len(self._pending_results) > 64:  # results are for the writer that waits on them
-            self._pending_results.pop(min(self._pending_results))
-        self._project(entry.seq, applied)
+        if entry.seq in self._awaited:  # applied by a catch-up while its own writer's append was on its way
+            self._pending_results[entry.seq] = applied.result
+        return applied
 
     def _apply(self, entry: Entry) -> Applied:
         for domain in self.domains:
@@ -300,24 +319,36 @@ class Journal:
         Idempotency-Key; a key already stored writes nothing (AlreadyWritten, or KeyReused when it came
         with another request), and one key covers one write. `role`: the role `by` authenticated with,
         recorded in the hashed entry as the payload's `AUTHOR_KEY` (the domains never read it).
+        Runs `write_steps` with its round trips in line, holding the lock throughout.
         """
+        with self._lock:
+            return run_steps(self.write_steps(by, plan, once, role))
+
+    def write_steps(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None,
+                    role: str | None = None) -> Generator[Step, Any, WriteResult]:
+        """`write` as its round trips: each step yielded only talks to the graph (it reads and writes no
+        in-memory state), and the value it returns must be sent back; what lies between the steps plans
+        against or applies to the in-memory state, under the lock. So an async caller can run the steps
+        in a worker thread and keep its event loop serving meanwhile; it must drive one write at a time.
+        The generator's value is the WriteResult; it raises what `write` raises."""
         if not isinstance(by, str) or not by.strip():
             raise UserError("by must name who writes", field="by")
         if once is not None and once.written is not None:
             raise UserError("an Idempotency-Key covers one write, and this request makes more than one",
                             field="Idempotency-Key")
-        with self._lock:
-            # Optimistic: the first attempt plans on the state as this process last saw it, without
-            # reading the head (a round trip per write); the append's compare-and-set catches another
-            # writer's entry, and then the state catches up and the plan runs again.
-            current = False
-            for _ in range(MAX_APPEND_ATTEMPTS):
+        # Optimistic: the first attempt plans on the state as this process last saw it, without
+        # reading the head (a round trip per write); the append's compare-and-set catches another
+        # writer's entry, and then the state catches up and the plan runs again.
+        current = False
+        for _ in range(MAX_APPEND_ATTEMPTS):
+            with self._lock:
                 if current or self._projected < self.seq or self.broken is not None:
                     self.catch_up()
                     current = True
                 self.refuse_if_broken()
-                if once is not None:
-                    once.check_stored(self.stored_once(once.key))
+            if once is not None:
+                once.check_stored((yield partial(self.stored_once, once.key)))
+            with self._lock:
                 try:
                     draft = plan()
                 except UserError:
@@ -339,14 +370,36 @@ class Journal:
                         field="payload",
                     )
                 entry = self._sealed(draft.op, by, draft.payload)
-                if self._append(entry, payload_text, once, projected=not draft.changes_graph) or self._landed(entry):
-                    self.frontier.advance(entry.seq, [bytes.fromhex(h) for h in entry.tree])
-                    self._apply_and_project(entry, promised_empty=not draft.changes_graph)
-                    if once is not None:
-                        once.written = entry.seq
-                    return WriteResult(entry, self._pending_results.pop(entry.seq))
-                current = True  # another writer won this position: catch up before planning again
-            raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
+                empty = not draft.changes_graph
+                self._awaited.add(entry.seq)
+            try:
+                landed = yield partial(self._append, entry, payload_text, once, projected=empty)
+                if not landed:
+                    landed = yield partial(self._landed, entry)
+                if not landed:
+                    current = True  # another writer won this position: catch up before planning again
+                    continue
+                with self._lock:
+                    applied = self._take_landed(entry, promised_empty=empty)
+                    result = self._pending_results.pop(entry.seq) if applied is None else applied.result
+            finally:
+                with self._lock:
+                    self._awaited.discard(entry.seq)
+                    self._pending_results.pop(entry.seq, None)
+            if applied is not None:
+                yield partial(self._project, entry.seq, applied)
+            if once is not None:
+                once.written = entry.seq
+            return WriteResult(entry, result)
+        raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
+
+    def _take_landed(self, entry: Entry, *, promised_empty: bool) -> Applied | None:
+        """Apply this process's own entry once its append landed, and return what to project; None when a
+        catch-up already applied (and projected) it, which a read may do while the append is on its way."""
+        if self.seq >= entry.seq:
+            return None
+        self.frontier.advance(entry.seq, [bytes.fromhex(h) for h in entry.tree])
+        return self._apply_next(entry, promised_empty)
 
     def tree_head(self) -> tuple[int, bytes]:
         """(size, Merkle root) of the journal as stored now, from the entries' own bytes; JournalBroken

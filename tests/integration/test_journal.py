@@ -12,6 +12,8 @@ from graph_service.errors import UserError
 from graph_service.journal.chain import GENESIS
 from graph_service.journal.notes import NoteDomain, plan_note
 from graph_service.journal.store import Journal
+from graph_service.knowledge import planning
+from graph_service.state import StoreState
 from graph_service.storage.port import GraphPort
 from tests.backends import Backend
 
@@ -294,3 +296,46 @@ def test_a_draft_that_promises_no_graph_change_but_projects_is_refused_loudly(gr
     journal = Journal(graph, [Lying()]).open()
     with pytest.raises(RuntimeError, match="planned as changing nothing in the graph"):
         journal.write("ann", lambda: Draft("lie", {}, changes_graph=False))
+
+
+def test_a_catch_up_while_a_writers_append_is_on_its_way_applies_it_once(graph: GraphPort) -> None:
+    # An async writer runs its round trips in a worker thread (api/context.journal_write) while reads on
+    # the event loop catch up: one may apply the writer's own entry first. The writer must then take that
+    # result, not apply the entry again, and the graph must hold its projection.
+    state = StoreState()
+    journal = Journal(graph, [state]).open()
+    raw = {"kind": "fact", "body": {"s": "pump", "r": "is", "o": "on"}, "source": "person"}
+    steps = journal.write_steps("ann", lambda: planning.plan_add(state.knowledge, raw, by="ann"))
+    append = next(steps)
+    landed = append()
+    assert landed and journal.seq == 0
+    journal.catch_up()  # a read, while the append's answer is on its way back
+    assert journal.seq == 1
+    with pytest.raises(StopIteration) as done:
+        steps.send(landed)
+    written = done.value.value
+    assert written.entry.seq == 1 and written.entry.op == "item.add"
+    item_id = written.result["id"]
+    assert (written.result["admission"], written.result["status"]) == ("present", "active")
+    assert state.knowledge.status(item_id) == "active" and len(state.knowledge.items) == 1
+    assert journal.stored_head()["projected"] == 1
+    assert [row["item"]["status"] for row in graph.run("items_by_id", {"ids": [item_id]})] == ["active"]
+    second = journal.write("bob", lambda: plan_note("after"))
+    assert second.entry.seq == 2 and journal.verify().ok
+
+
+def test_a_write_whose_append_lost_the_race_plans_again_on_the_winners_state(graph: GraphPort) -> None:
+    # Another process appends between this writer's plan and its append: the compare-and-set refuses the
+    # append, and the writer catches up and plans again, so the entry lands after the winner's.
+    journal = open_journal(graph)
+    other = open_journal(graph)
+    steps = journal.write_steps("ann", lambda: plan_note("mine"))
+    append = next(steps)
+    other.write("bob", lambda: plan_note("theirs"))
+    step = steps.send(append())  # refused: is it ours that landed? (it is not)
+    step = steps.send(step())
+    with pytest.raises(StopIteration) as done:
+        while True:
+            step = steps.send(step())
+    assert done.value.value.entry.seq == 2
+    assert [e.payload["text"] for e in journal.entries_after(0)] == ["theirs", "mine"]
