@@ -20,6 +20,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -62,6 +63,17 @@ def run_steps(steps: Generator[Step, Any, Any]) -> Any:
             step = steps.send(step())
     except StopIteration as done:
         return done.value
+
+
+def _failure_of(pending: Future[int] | None) -> BaseException | None:
+    """What a batch append in flight raised, once it is done (None: none in flight, or it landed)."""
+    if pending is None:
+        return None
+    try:
+        pending.result()
+    except Exception as failed:
+        return failed
+    return None
 
 
 def now_ms() -> int:
@@ -484,11 +496,19 @@ class Journal:
         return self._load(checked(), batch_size)
 
     def _load(self, entries: Iterator[tuple[Entry, bytes]], batch_size: int) -> int:
-        """Apply and append sealed entries, each with its body's RFC 8785 bytes, in batches."""
+        """Apply and append sealed entries, each with its body's RFC 8785 bytes, in batches.
+
+        A batch is appended and projected in a worker thread while the next one is planned and applied
+        here, so the server's work and ours overlap; one batch is in flight at a time, in order. If a
+        batch fails to land, or an entry is refused, the in-memory state is rebuilt from the journal (it
+        had applied entries the graph does not hold) and the failure that came first is raised."""
         written = 0
-        with self._lock:
+        with self._lock, ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk-append") as appender:
             self.catch_up()
+            durable = self.seq  # the last position the graph is known to hold
             batch: list[tuple[Entry, str, Projection]] = []
+            in_flight: Future[int] | None = None
+            in_flight_upto = durable
             try:
                 self.refuse_if_broken()
                 for entry, body_bytes in entries:
@@ -502,17 +522,31 @@ class Journal:
                     self.seq, self.hash = entry.seq, entry.hash
                     batch.append((entry, payload_text, applied.projection))
                     if len(batch) >= batch_size:
-                        written += self._flush(batch)
+                        if in_flight is not None:
+                            written += in_flight.result()
+                            durable = self.seq - len(batch)
+                        in_flight, in_flight_upto = appender.submit(self._flush, batch), self.seq
                         batch = []
-            except Exception:
+                if in_flight is not None:
+                    written += in_flight.result()
+                    durable, in_flight = self.seq - len(batch), None
                 if batch:
-                    self._replay_all()  # the unwritten part of the batch was applied in memory only
+                    written += self._flush(batch)
+                    durable = self.seq
+            except Exception as refused:
+                failed = _failure_of(in_flight)
+                if in_flight is not None and failed is None:
+                    durable = in_flight_upto
+                if self.seq > durable:
+                    self._replay_all()  # entries applied in memory that the graph may not hold
+                if failed is not None and failed is not refused:
+                    raise failed from refused  # the batch before the refused entry did not land either
                 raise
-            if batch:
-                written += self._flush(batch)
         return written
 
     def _flush(self, batch: list[tuple[Entry, str, Projection]]) -> int:
+        """Append a batch with compare-and-set and project it (only the graph is touched: it runs in a
+        worker thread); Conflict when another writer appended first, and then nothing of it is written."""
         first = batch[0][0]
         stored = [self._stored(entry, text) for entry, text, _ in batch]
         rows = self.graph.run("append_entries", {
@@ -520,7 +554,6 @@ class Journal:
             "last": batch[-1][0].seq, "last_hash": batch[-1][0].hash,
         })
         if not rows or rows[0]["appended"] != len(batch):
-            self._replay_all()
             raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
         # projection_statement folds a node written by several entries into one upsert.
         if self._projected == first.seq - 1:

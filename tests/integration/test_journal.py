@@ -5,10 +5,12 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from graph_service.errors import UserError
+from graph_service.domain import Draft
+from graph_service.errors import Conflict, UserError
 from graph_service.journal.chain import GENESIS
 from graph_service.journal.notes import NoteDomain, plan_note
 from graph_service.journal.store import Journal
@@ -339,3 +341,41 @@ def test_a_write_whose_append_lost_the_race_plans_again_on_the_winners_state(gra
             step = steps.send(step())
     assert done.value.value.entry.seq == 2
     assert [e.payload["text"] for e in journal.entries_after(0)] == ["theirs", "mine"]
+
+
+def test_a_bulk_load_refused_midway_keeps_the_batches_before_and_the_state_of_the_journal(
+        graph: GraphPort) -> None:
+    # Batches are appended in a worker thread while the next is planned (Journal._load): when entry 130
+    # is refused, the batch in flight lands and the one being planned was applied in memory only.
+    journal = open_journal(graph)
+
+    def plans() -> Iterator[Callable[[], Draft]]:
+        for i in range(1, 200):
+            yield lambda i=i: plan_note("" if i == 130 else f"n{i}")
+
+    with pytest.raises(UserError, match="text must be a non-empty string"):
+        journal.write_batch("ann", plans(), batch_size=50)
+    assert journal.stored_head()["seq"] == journal.seq == 100
+    assert [e.payload["text"] for e in journal.entries_after(0)] == [f"n{i}" for i in range(1, 101)]
+    assert journal.write("bob", lambda: plan_note("after")).entry.seq == 101
+    assert journal.verify().ok
+
+
+def test_a_bulk_load_that_another_writer_overtakes_is_a_conflict_and_the_state_is_the_journals(
+        graph: GraphPort) -> None:
+    journal = open_journal(graph)
+    other = open_journal(graph)
+
+    def plans() -> Iterator[Callable[[], Draft]]:
+        for i in range(1, 200):
+            if i == 60:  # the first batch is in flight or landed; the second will lose its position
+                other.write("bob", lambda: plan_note("overtaking"))
+            yield lambda i=i: plan_note(f"n{i}")
+
+    with pytest.raises(Conflict, match="another writer appended during the bulk load"):
+        journal.write_batch("ann", plans(), batch_size=50)
+    texts = [e.payload["text"] for e in journal.entries_after(0)]
+    assert texts == [f"n{i}" for i in range(1, 51)] + ["overtaking"]
+    assert journal.stored_head()["seq"] == journal.seq == 51
+    assert journal.write("ann", lambda: plan_note("after")).entry.seq == 52
+    assert journal.verify().ok
