@@ -1,18 +1,12 @@
 """The whole check of a store (its chain, and the graph against a replay of it), in this process or in
 a process of its own.
 
-Why a process of its own for the service: the check replays the whole journal, pure Python work that
-held the serving process's interpreter lock for its length, so every other request (/healthz too)
-waited on it in turns (measured: /healthz p99 84-146 ms while a verify ran in a worker thread). A
-child process connects to the same store, checks it, and hands back its report as JSON; the service
-only takes the verdict (JournalBroken from the first bad position, or writable again).
+Why a process of its own for the service: see graph_service.apart. The service only takes the
+verdict (JournalBroken from the first bad position, or writable again).
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -115,27 +109,8 @@ def first_graph_difference(graph: GraphPort, projected: ProjectedGraph) -> str |
 
 def verify_in_child(graph: GraphPort) -> FullReport:
     """`verify_store` of the store `graph` is connected to, run by a new Python process (see the module's
-    docstring). RuntimeError, with the child's last words, if it cannot report."""
-    done = subprocess.run([sys.executable, "-m", "graph_service.verifying"], input=json.dumps(graph.connection()),
-                          capture_output=True, text=True, check=False)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"the verifying process exited {done.returncode}: {done.stderr.strip()[-2000:]}")
-    return FullReport.from_json(json.loads(lines[-1]))
+    docstring and graph_service.apart). ApartFailed (a RuntimeError), with the child's last words, if it
+    cannot report."""
+    from graph_service.apart import run_apart
 
-
-def main() -> int:
-    """The child: read the store's connection (JSON) on stdin, verify it, print the report as one JSON line."""
-    from graph_service.storage.open import connect
-
-    graph = connect(json.loads(sys.stdin.read()))
-    try:
-        report = verify_store(graph, Journal(graph, []))
-    finally:
-        graph.close()
-    print(json.dumps(report.as_json()), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return FullReport.from_json(run_apart(graph, "verify"))

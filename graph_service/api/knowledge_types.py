@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.scalars import JSON
 
+from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First, ItemId, Why
 from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
@@ -31,17 +32,14 @@ from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
-from graph_service.fingerprint_as_of import fingerprints_as_of
 from graph_service.history import check_position, node_as_of
-from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, dispute_id, question_text
-from graph_service.knowledge.replay import redecide
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.service import Service
-from graph_service.state import StoreState, replay, status_changes
+from graph_service.state import StoreState, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, as_of_steps, walk
 
 MAX_WALK_START = 100
@@ -448,12 +446,6 @@ class Redecisions:
     justification_only: list[Redecision] = strawberry.field(description="Only hints or support changed.")
 
 
-def given_facts(snapshot: dict[str, Any]) -> list[Any]:
-    """What a decision answers on: the body of each fact it was given (s, r, o for facts), sorted."""
-    bodies = [f["body"] for f in snapshot["facts"]]
-    return sorted(([b["s"], b["r"], b["o"]] if {"s", "r", "o"} <= set(b) else b for b in bodies), key=canonical_json)
-
-
 StartIds = Annotated[list[str], strawberry.argument(description=f"The items to start from (1 to {MAX_WALK_START} "
                                                                "ids).")]
 About = Annotated[list[str] | None, strawberry.argument(description="Only items about these subjects (s); null: "
@@ -544,11 +536,11 @@ class KnowledgeQuery:
                        retracted: Annotated[list[str], strawberry.argument(
                            description=f"The items to suppose never written (1 to {MAX_WALK_START} ids).")]
                        ) -> Redecisions:
-        def work() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        def work() -> list[list[dict[str, Any]]]:
             service = caught_up(info)
             for item_id in _start(retracted):
                 _props(service, item_id)
-            return redecide(service.journal.entries_after(0), retracted, given_facts)
+            return run_apart(service.graph, "redecide", retracted=retracted)  # see graph_service.apart
 
         changed, justified = await off_the_loop(work)
         return Redecisions(
@@ -615,10 +607,10 @@ class KnowledgeQuery:
             return Fingerprints.of(caught_up(info).state)
 
         def work() -> Fingerprints:
-            # Whole-store (every Item and Belief and their writes by then): off the event loop, as verify is.
+            # Whole-store (every Item and Belief and their writes by then): in a process of its own, as verify is.
             service = caught_up(info)
             check_position(as_of, service.journal.seq)
-            return Fingerprints(**fingerprints_as_of(service.graph, as_of))
+            return Fingerprints(**run_apart(service.graph, "fingerprints_as_of", as_of=as_of))
 
         return await off_the_loop(work)
 
@@ -634,8 +626,8 @@ class KnowledgeQuery:
         def work() -> Fingerprints:
             if upto is not None and upto < 0:
                 raise UserError("upto must not be negative", field="upto")
-            service = caught_up(info)
-            return Fingerprints.of(replay(service.journal.entries_after(0), upto=upto, skip=skip or ()))
+            service = caught_up(info)  # the whole journal, replayed in a process of its own (graph_service.apart)
+            return Fingerprints(**run_apart(service.graph, "rebuild", upto=upto, skip=skip or []))
 
         return await off_the_loop(work)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from graph_service.journal.chain import Entry
+from graph_service.journal.chain import Entry, canonical_json
 from graph_service.knowledge.gates import DEFAULT_GATES, Gate
 from graph_service.knowledge.ops import SNAPSHOT, subject_of
 from graph_service.knowledge.snapshot import given_part
@@ -39,6 +39,13 @@ def rebuild(
 
 
 Decide = Callable[[dict[str, Any]], Any]
+
+
+def given_facts(snapshot: dict[str, Any]) -> list[Any]:
+    """What a decision answers on (the service cannot run a client's decision): the body of each fact it was
+    given (s, r, o for facts), sorted."""
+    bodies = [f["body"] for f in snapshot["facts"]]
+    return sorted(([b["s"], b["r"], b["o"]] if {"s", "r", "o"} <= set(b) else b for b in bodies), key=canonical_json)
 
 
 def redecide(

@@ -1,13 +1,25 @@
-"""The API's verify runs in a process of its own (graph_service.verifying), on every backend: its report
-equals the in-process check, a tampered store is found there, and the service takes the verdict."""
+"""The API's whole-journal work runs in a process of its own (graph_service.apart), on every backend: verify's
+report equals the in-process check, a tampered store is found there, and the service takes the verdict;
+rebuild, redecide and a fingerprint as of a position answer what the in-process functions answer; a
+refusal in the child comes back as the same error."""
 
 from __future__ import annotations
 
+import io
+import itertools
+import json
+import sys
+
 import pytest
 
-from graph_service.errors import JournalBroken
+from benchmarks.service_shape import LOADER, mix
+from graph_service import apart
+from graph_service.errors import JournalBroken, NotFound
+from graph_service.fingerprint_as_of import fingerprints_as_of
 from graph_service.journal.notes import plan_note
+from graph_service.knowledge.replay import given_facts, redecide
 from graph_service.service import Service
+from graph_service.state import replay
 from graph_service.verifying import FullReport, verify_in_child
 from tests.backends import Backend
 
@@ -47,5 +59,48 @@ def test_a_child_that_cannot_connect_says_so() -> None:
         def connection(self) -> dict[str, str]:
             return {"backend": "falkordb", "socket": "/nonexistent/falkordb.sock", "graph": "graph_service"}
 
-    with pytest.raises(RuntimeError, match="the verifying process exited 1"):
+    with pytest.raises(RuntimeError, match="the process doing verify exited 1"):
         verify_in_child(Nowhere())  # type: ignore[arg-type]
+
+
+def test_rebuild_redecide_and_a_past_fingerprint_apart_answer_what_they_answer_here(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        for plan in itertools.islice(mix(service, 120, 3), 120):
+            service.journal.write(LOADER, plan)
+        entries = list(service.journal.entries_after(0))
+        skipped = sorted(service.state.knowledge.items)[:2]
+        for upto, skip in ((None, []), (60, []), (None, skipped)):
+            here = replay(entries, upto=upto, skip=skip).fingerprints()
+            assert apart.run_apart(service.graph, "rebuild", upto=upto, skip=skip) == here
+        assert apart.run_apart(service.graph, "fingerprints_as_of", as_of=70) == fingerprints_as_of(service.graph, 70)
+        changed, justified = redecide(entries, skipped, given_facts)
+        assert apart.run_apart(service.graph, "redecide", retracted=skipped) == [changed, justified]
+    finally:
+        service.close()
+
+
+def test_a_refusal_in_the_child_comes_back_as_the_same_error(backend: Backend, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # The child's side run here (apart.main, on a real connection), its output read by the parent's side.
+    def refusing(graph: object, id: str) -> None:
+        raise NotFound(f"id: no item {id!r}", field="id")
+
+    service = Service.open(backend.settings())
+    try:
+        monkeypatch.setitem(apart.JOBS, "refusing", refusing)
+        asked = {"connection": service.graph.connection(), "job": "refusing", "args": {"id": "k-nothing"}}
+        monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(asked)))
+        assert apart.main() == 0
+        out = capsys.readouterr().out
+        with pytest.raises(NotFound, match="no item 'k-nothing'") as refused:
+            apart.answer_of("refusing", 0, out, "")
+        assert refused.value.field == "id"
+    finally:
+        service.close()
+
+
+def test_an_unknown_job_is_refused_before_any_process_starts(graph: object) -> None:
+    jobs = "fingerprints_as_of, prov, rebuild, redecide, verify"
+    with pytest.raises(ValueError, match=f"no such job 'nothing'; the jobs are {jobs}$"):
+        apart.run_apart(graph, "nothing")  # type: ignore[arg-type]
