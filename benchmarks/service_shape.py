@@ -11,7 +11,12 @@ answer and to /readyz (the embedded server's load is the phase /healthz reports 
 the service's RSS after start and after `--requests` mixed requests, GraphQL round trips against
 `{ __typename }`, and writes/s with 1 and `--clients` concurrent clients. Raw round trips go straight
 to the serving process's embedded server (a second connection on its socket), interleaved with the
-GraphQL ones. Ratios come from one run; the figures are medians. Embedded backend only.
+GraphQL ones. Ratios come from one run; the figures are medians.
+
+`--backend neo4j` runs the same on a Neo4j 5 server of its own for each size (graph_service.storage.
+neo4j_server, from Maven Central), whose process is then the "server" of the figures: the issue's ratio
+bars on Neo4j. There, "the embedded server loaded by" is the connection to Neo4j, and the embedded server's
+restarts are not counted.
 """
 
 from __future__ import annotations
@@ -47,11 +52,16 @@ from graph_service.knowledge import planning
 from graph_service.service import Service
 from graph_service.statements import OP_SAY
 from graph_service.storage.falkordb_adapter import FalkorDBGraph
+from graph_service.storage.neo4j_adapter import Neo4jGraph
+from graph_service.storage.neo4j_server import LocalNeo4j
+from graph_service.storage.neo4j_server import free_port as neo4j_free_port
+from graph_service.storage.port import GraphPort
 from graph_service.stream import OP_DECLARE, OP_OBSERVE
 
 ROOT = Path(__file__).resolve().parents[1]
 LOADER = "loader"
 VERIFY_TIMEOUT = 3_600.0  # seconds: a verify replays the whole journal
+NEO4J_USER = NEO4J_PASSWORD = "neo4j"  # the local server runs with authentication off (neo4j_server)
 
 
 # ---- the realistic mix -------------------------------------------------------------------------
@@ -190,10 +200,12 @@ class Served:
     ready: float
 
 
-def serve(data: Path, log: Path, workers: int = 1) -> Served:
+def serve(data: Path, log: Path, workers: int = 1, neo4j: LocalNeo4j | None = None) -> Served:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_"))}
     env.update(GRAPH_SERVICE_DATA=str(data), GRAPH_SERVICE_PORT=str(port))
+    if neo4j is not None:
+        env.update(NEO4J_URI=neo4j.uri, NEO4J_USER=NEO4J_USER, NEO4J_PASSWORD=NEO4J_PASSWORD)
     started = time.perf_counter()
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve", "--workers", str(workers)],
@@ -241,14 +253,16 @@ class Figures:
         self.say(f"  bar: {text}: {'met' if met else 'NOT MET'}")
 
 
-def measure(size: int, args: argparse.Namespace, root: Path) -> Figures:
+def measure(size: int, args: argparse.Namespace, root: Path, neo4j: LocalNeo4j | None = None) -> Figures:
     fig = Figures(size)
     data = root / f"store-{size}" / "data"
     data.parent.mkdir(parents=True)
+    settings = (Settings(data_dir=data) if neo4j is None else
+                Settings(data_dir=data, neo4j_uri=neo4j.uri, neo4j_user=NEO4J_USER, neo4j_password=NEO4J_PASSWORD))
     # 1. the bulk load, in this process
-    service = Service.open(Settings(data_dir=data))
+    service = Service.open(settings)
     try:
-        server_pid = int((data / "falkordb.pid").read_text())
+        server_pid = _server_pid(data, neo4j)
         before = (own_cpu_seconds(), cpu_seconds(server_pid))
         started = time.perf_counter()
         written = service.journal.write_batch(LOADER, mix(service, size, args.seed), batch_size=500)
@@ -259,10 +273,10 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> Figures:
     fig.say(f"{size:,} entries: loaded {written:,} through Journal.write_batch in {seconds:.1f} s "
             f"({written / seconds:,.0f} entries/s)")
     fig.say(f"    processor time per entry: {own / written * 1e3:.2f} ms planning, applying and sealing here, "
-            f"{server / written * 1e3:.2f} ms in the embedded server")
+            f"{server / written * 1e3:.2f} ms in the {'embedded server' if neo4j is None else 'Neo4j server'}")
     fig.bar("bulk load >= 5,000 entries/s", written / seconds >= 5_000)
     # 2. a clean start
-    served = serve(data, root / f"serve-{size}.log")
+    served = serve(data, root / f"serve-{size}.log", neo4j=neo4j)
     loaded = served.loaded if served.loaded is not None else served.ready
     fig.say(f"  start: /healthz answered {served.first_health:.2f} s after the process started; the embedded "
             f"server loaded by {loaded:.2f} s; /readyz ready at {served.ready:.2f} s (the service's own share "
@@ -271,7 +285,8 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> Figures:
     fig.bar("the service's own share of the start <= 1 s", served.ready - loaded <= 1.0)
     rss_start = rss_mb(served.proc.pid)
     try:
-        raw = FalkorDBGraph(socket_path=data / "falkordb.sock")
+        raw: GraphPort = (FalkorDBGraph(socket_path=data / "falkordb.sock") if neo4j is None else
+                          Neo4jGraph(neo4j.uri, NEO4J_USER, NEO4J_PASSWORD))
         try:
             _round_trips(fig, served.base, raw, args)
         finally:
@@ -280,38 +295,50 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> Figures:
         fig.say(f"  service RSS: {rss_start:.0f} MB after start, {rss_after:.0f} MB after {args.requests:,} "
                 f"mixed requests")
         fig.rss = (rss_start, rss_after)  # type: ignore[attr-defined]
-        _concurrency(fig, served.base, args.clients, args.writes, served.proc.pid,
-                     int((data / "falkordb.pid").read_text()))
+        _concurrency(fig, served.base, args.clients, args.writes, served.proc.pid, _server_pid(data, neo4j))
         _verify_while_serving(fig, served.base)
         health = probe(f"{served.base}/healthz")
         restarts = health[1].get("restarts") if health else None
-        fig.say(f"  embedded server restarts while serving: {restarts}")
-        fig.bar("the embedded server never restarted while serving", restarts == 0)
+        if neo4j is None:  # Neo4j is not the service's to restart
+            fig.say(f"  embedded server restarts while serving: {restarts}")
+            fig.bar("the embedded server never restarted while serving", restarts == 0)
     finally:
         stop(served)
     # 3. verify from the command line: time and the verifying process's peak RSS
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "graph_service", "verify"], cwd=data.parent,
-                          env={**os.environ, "GRAPH_SERVICE_DATA": str(data)}, capture_output=True, text=True)
+    env = {**os.environ, "GRAPH_SERVICE_DATA": str(data)}
+    if neo4j is not None:
+        env.update(NEO4J_URI=neo4j.uri, NEO4J_USER=NEO4J_USER, NEO4J_PASSWORD=NEO4J_PASSWORD)
+    done = subprocess.run([sys.executable, "-m", "graph_service", "verify"], cwd=data.parent, env=env,
+                          capture_output=True, text=True)
     verify_seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     fig.say(f"  graph_service verify: exit {done.returncode} in {verify_seconds:.1f} s, peak RSS of a child "
             f"{max(peak, before) / 1024:.0f} MB")
     fig.bar("verify peak RSS <= 1 GB", max(peak, before) / 1024 <= 1024 and done.returncode == 0)
     # 4. ready after a kill -9, against the clean start
-    served = serve(data, root / f"serve-{size}-again.log")
+    served = serve(data, root / f"serve-{size}-again.log", neo4j=neo4j)
     clean = served.ready
     served.proc.send_signal(signal.SIGKILL)
     served.proc.wait()
-    _wait_server_gone(data)
-    served = serve(data, root / f"serve-{size}-killed.log")
+    if neo4j is None:
+        _wait_server_gone(data)
+    served = serve(data, root / f"serve-{size}-killed.log", neo4j=neo4j)
     fig.say(f"  ready after kill -9: {served.ready:.2f} s (clean start {clean:.2f} s): {served.ready / clean:.2f}x")
     fig.bar("ready after kill -9 within 1.2x of a clean start", served.ready <= 1.2 * clean)
     stop(served)
     # 5. several worker processes (serve --workers)
-    _workers(fig, data, root, args)
+    _workers(fig, data, root, args, neo4j)
     return fig
+
+
+def _server_pid(data: Path, neo4j: LocalNeo4j | None) -> int:
+    """The database server's process: the embedded FalkorDB serving `data`, or the Neo4j server."""
+    pid = int((data / "falkordb.pid").read_text()) if neo4j is None else neo4j.pid
+    if pid is None:
+        raise RuntimeError("the Neo4j server is not running")
+    return pid
 
 
 def ready_pids(base: str, wanted: int, timeout: float = 600) -> set[int]:
@@ -331,10 +358,10 @@ def ready_pids(base: str, wanted: int, timeout: float = 600) -> set[int]:
     return seen
 
 
-def _workers(fig: Figures, data: Path, root: Path, args: argparse.Namespace) -> None:
+def _workers(fig: Figures, data: Path, root: Path, args: argparse.Namespace, neo4j: LocalNeo4j | None) -> None:
     """Reads/s and writes/s from `args.clients` clients through 1 worker process and through 2 (1, 2, 1)."""
     def rates(workers: int, round_no: int) -> tuple[float, float]:
-        served = serve(data, root / f"serve-workers-{workers}-{round_no}.log", workers)
+        served = serve(data, root / f"serve-workers-{workers}-{round_no}.log", workers, neo4j)
         try:
             ready_pids(served.base, workers)
             beliefs = [e["node"]["id"] for e in post(served.base, "{ beliefs(first: 100) { edges { node { id } } } }")
@@ -383,7 +410,7 @@ def _wait_server_gone(data: Path) -> None:
         time.sleep(0.05)
 
 
-def _round_trips(fig: Figures, base: str, raw: FalkorDBGraph, args: argparse.Namespace) -> None:
+def _round_trips(fig: Figures, base: str, raw: GraphPort, args: argparse.Namespace) -> None:
     """GraphQL note and belief read against `{ __typename }` and raw round trips, interleaved."""
     belief = post(base, 'mutation { createBelief(proposition: "the bench holds", evidence: [{weight: 0.5, '
                         'family: "bench"}]) { belief { id } } }')["data"]["createBelief"]["belief"]["id"]
@@ -494,10 +521,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=800, help="writes per concurrency round")
     parser.add_argument("--reads", type=int, default=2_000, help="reads per round of the workers' comparison")
     parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument("--backend", choices=("falkordb", "neo4j"), default="falkordb",
+                        help="falkordb: the embedded server (make serve's); neo4j: a local Neo4j 5 per size")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="service-shape-") as tmp:
-        results = [measure(size, args, Path(tmp)) for size in args.sizes]
-    print("service shape (issue 10), embedded backend")
+        results = []
+        for size in args.sizes:
+            if args.backend == "falkordb":
+                results.append(measure(size, args, Path(tmp)))
+                continue
+            home = Path(tmp) / f"neo4j-{size}"
+            with LocalNeo4j(home, bolt_port=neo4j_free_port(), http_port=None, die_with_parent=True) as neo4j:
+                results.append(measure(size, args, Path(tmp), neo4j))
+    print(f"service shape (issue 10), {'embedded FalkorDB' if args.backend == 'falkordb' else 'Neo4j 5'} backend")
     for fig in results:
         print("\n".join(fig.lines))
     if len(results) > 1:
