@@ -1,11 +1,13 @@
 """Whole-journal work run by a Python process of its own, connected to the same store.
 
-Why: verify, rebuild, redecide, a PROV document and a fingerprint as of a past position each read the
-whole journal (or the whole graph's history) and fold it in pure Python. Run in a worker thread of the serving process,
-that work holds the interpreter lock for its length, so every other request, /healthz too, waits on it
-in turns (measured for verify: /healthz p99 84-146 ms). A child connects to the store the service serves
-(`GraphPort.connection()`), does the job and hands back its answer as one JSON line; the service waits
-for it in a worker thread, which costs its event loop nothing.
+Why: verify, rebuild, redecide, a PROV document, and the fingerprint, report or decision snapshot as of
+a past position each read the whole journal (or the whole graph's history) and fold it in pure Python.
+Run in a worker thread of the serving process, that work holds the interpreter lock for its length, so
+every other request, /healthz too, waits on it in turns (measured for verify: /healthz p99 84-146 ms);
+run on the event loop, as report(asOf) and snapshot(asOf) were, it holds up every request for its whole
+length. A child connects to the store the service serves (`GraphPort.connection()`), does the job and
+hands back its answer as one JSON line; the service waits for it in a worker thread, which costs its
+event loop nothing.
 
 A job is a function of the graph and plain JSON arguments that returns plain JSON (JOBS). A UserError
 the job raises (NotFound for a skipped id, say) comes back as the same error, with its field.
@@ -69,8 +71,25 @@ def prov_job(graph: GraphPort, node: str, format: str, upto: int) -> str:
     return serialize(prov_document(replay(entries), entries, node=node), format)
 
 
+def report_as_of_job(graph: GraphPort, as_of: int) -> Any:
+    """KnowledgeState.report() of the store at `as_of` (a checked position), from the graph's history."""
+    from graph_service.api.knowledge_as_of import EVERY_PART, SNAPSHOTS, knowledge_from_history
+
+    return knowledge_from_history(graph, as_of, EVERY_PART - {SNAPSHOTS}).report()
+
+
+def snapshot_as_of_job(graph: GraphPort, as_of: int, **asked: Any) -> Any:
+    """KnowledgeState.snapshot(**asked) of the store at `as_of` (a checked position): what a decision
+    would have been given then (every item's history is read)."""
+    from graph_service.api.knowledge_as_of import CLOCK, FLAGS, ITEMS, POSITION, knowledge_from_history
+
+    return knowledge_from_history(graph, as_of, frozenset({ITEMS, FLAGS, CLOCK, POSITION})).snapshot(**asked)
+
+
 # Each is called as job(graph, **args) in the child and returns plain JSON.
 JOBS: dict[str, Callable[..., Any]] = {
+    "report_as_of": report_as_of_job,
+    "snapshot_as_of": snapshot_as_of_job,
     "verify": verify_job,
     "prov": prov_job,
     "rebuild": rebuild_job,

@@ -13,6 +13,7 @@ from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import ANSWER_OP, ASSERTION_OPS, KnowledgeHistory, knowledge_at, knowledge_ops
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.service import Service
+from graph_service.storage.port import GraphPort
 
 # What `knowledge_as_of` can read: each part is one or two statements (see KnowledgeHistory).
 ITEMS, FLAGS, CLOCK, DISPUTES, SNAPSHOTS, REFUSALS, POSITION = (
@@ -38,7 +39,14 @@ def knowledge_as_of(service: Service, as_of: int, parts: frozenset[str] = EVERY_
     `as_of` wrote, which later writes never change.
     """
     check_position(as_of, service.journal.seq)
-    graph, upto = service.graph, {"upto": as_of}
+    return knowledge_from_history(service.graph, as_of, parts, ids)
+
+
+def knowledge_from_history(graph: GraphPort, as_of: int, parts: frozenset[str] = EVERY_PART,
+                           ids: list[str] | None = None) -> KnowledgeState:
+    """`knowledge_as_of` for a position the caller has checked (0 to the head), from `graph` alone (so a
+    process of its own can read it: graph_service.apart)."""
+    upto = {"upto": as_of}
     payload_ops = {"payload_ops": list(ASSERTION_OPS)}
     items: list[dict[str, Any]] = []
     if ITEMS in parts:
@@ -59,18 +67,18 @@ def knowledge_as_of(service: Service, as_of: int, parts: frozenset[str] = EVERY_
         snapshots=graph.run("snapshots_history_upto", upto) if SNAPSHOTS in parts else [],
         ticks=graph.run("entries_of_op_upto", {**upto, "op": ops.TICK}) if CLOCK in parts else [],
         refusals=graph.run("entries_of_op_upto", {**upto, "op": ops.REFUSED}) if REFUSALS in parts else [],
-        position=_knowledge_position(service, as_of) if POSITION in parts else 0,
+        position=_knowledge_position(graph, as_of) if POSITION in parts else 0,
     )
     return knowledge_at(history)
 
 
-def _knowledge_position(service: Service, upto: int) -> int:
+def _knowledge_position(graph: GraphPort, upto: int) -> int:
     """The last entry at or before `upto` that applied a knowledge operation (0: none): what the
     knowledge state's `position` is after the journal up to `upto`."""
     to = upto
     while to > 0:
         start = max(0, to - _POSITION_WINDOW)
-        for row in service.graph.run("entry_ops_between", {"from": start, "to": to, "answer": ANSWER_OP}):
+        for row in graph.run("entry_ops_between", {"from": start, "to": to, "answer": ANSWER_OP}):
             payload = json.loads(row["payload"]) if row["payload"] else {}
             if knowledge_ops(row["op"], payload):
                 return int(row["seq"])

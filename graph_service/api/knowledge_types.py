@@ -19,11 +19,8 @@ from graph_service.api.journal_types import PageInfo, page_size
 from graph_service.api.knowledge_as_of import (
     CLOCK,
     DISPUTES,
-    EVERY_PART,
     FLAGS,
     ITEMS,
-    POSITION,
-    SNAPSHOTS,
     knowledge_as_of,
     stale_as_of,
 )
@@ -519,15 +516,18 @@ class KnowledgeQuery:
     @strawberry.field(description="What a decision would be given now, or as of a position (nothing is "
                                   "recorded).")
     @user_errors
-    def snapshot(self, info: strawberry.Info[Any, Any], about: About = None, relation: Relation = None,
-                 scope: Scope = None, kinds: Kinds = None, as_of: ReadAsOf = None) -> JSON:
+    async def snapshot(self, info: strawberry.Info[Any, Any], about: About = None, relation: Relation = None,
+                       scope: Scope = None, kinds: Kinds = None, as_of: ReadAsOf = None) -> JSON:
         service = caught_up(info)
         names = plain_list(kinds)
         knowledge = service.state.knowledge
         planning.plan_snapshot(knowledge, about, relation, scope, names)  # validates only
-        if as_of is not None:
-            knowledge = knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK, POSITION}))
-        return knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=names)
+        if as_of is None:
+            return knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=names)
+        check_position(as_of, service.journal.seq)
+        # Every item's history then: in a process of its own (graph_service.apart), off the event loop.
+        return await off_the_loop(lambda: run_apart(service.graph, "snapshot_as_of", as_of=as_of, about=about,
+                                                    relation=relation, scope=scope, kinds=names))
 
     @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
                                   "The service cannot run a client's decision, so the answer it compares is the "
@@ -590,11 +590,13 @@ class KnowledgeQuery:
 
     @strawberry.field(description="What was learned and from whom; refuted, retracted, expired, disputed, flagged.")
     @user_errors
-    def report(self, info: strawberry.Info[Any, Any], as_of: ReadAsOf = None) -> JSON:
+    async def report(self, info: strawberry.Info[Any, Any], as_of: ReadAsOf = None) -> JSON:
         service = caught_up(info)
-        if as_of is not None:
-            return knowledge_as_of(service, as_of, EVERY_PART - {SNAPSHOTS}).report()
-        return service.state.knowledge.report()
+        if as_of is None:
+            return service.state.knowledge.report()
+        check_position(as_of, service.journal.seq)
+        # The whole store's history then: in a process of its own (graph_service.apart), off the event loop.
+        return await off_the_loop(lambda: run_apart(service.graph, "report_as_of", as_of=as_of))
 
     @strawberry.field(description="Hashes of what the store believes (items and beliefs).")
     async def fingerprint(self, info: strawberry.Info[Any, Any],
