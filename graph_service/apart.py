@@ -88,13 +88,13 @@ def snapshot_as_of_job(graph: GraphPort, as_of: int, **asked: Any) -> Any:
 
 # Each is called as job(graph, **args) in the child and returns plain JSON.
 JOBS: dict[str, Callable[..., Any]] = {
-    "report_as_of": report_as_of_job,
-    "snapshot_as_of": snapshot_as_of_job,
     "verify": verify_job,
-    "prov": prov_job,
     "rebuild": rebuild_job,
     "redecide": redecide_job,
+    "prov": prov_job,
     "fingerprints_as_of": fingerprints_as_of_job,
+    "report_as_of": report_as_of_job,
+    "snapshot_as_of": snapshot_as_of_job,
 }
 
 

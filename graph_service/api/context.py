@@ -60,12 +60,18 @@ async def journal_write(info: strawberry.Info[Any, Any], plan: Callable[[], Draf
     Before, a write's round trips ran on the loop and every other request, /healthz included, waited on them."""
     principal = principal_of(info)
     journal = service_of(info).journal
-    turn = _write_turns.setdefault(journal, anyio.Lock())
-    async with turn:
+    if journal not in _write_turns:
+        _write_turns[journal] = anyio.Lock()
+    async with _write_turns[journal]:
         steps = journal.write_steps(principal.name, plan, once_of(info), role=principal.recorded_role)
-        try:
+        try:  # as journal.store.run_steps, with each round trip awaited in a worker thread
             step = next(steps)
             while True:
-                step = steps.send(await anyio.to_thread.run_sync(step))
+                try:
+                    value = await anyio.to_thread.run_sync(step)
+                except Exception as failed:
+                    step = steps.throw(failed)
+                else:
+                    step = steps.send(value)
         except StopIteration as done:
             return done.value

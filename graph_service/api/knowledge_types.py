@@ -527,7 +527,7 @@ class KnowledgeQuery:
         check_position(as_of, service.journal.seq)
         # Every item's history then: in a process of its own (graph_service.apart), off the event loop.
         return await off_the_loop(lambda: run_apart(service.graph, "snapshot_as_of", as_of=as_of, about=about,
-                                                    relation=relation, scope=scope, kinds=names))
+                                                    relation=relation, scope=scope, kinds=names), "past")
 
     @strawberry.field(description="Re-run the recorded decision snapshots as if `retracted` had never been written. "
                                   "The service cannot run a client's decision, so the answer it compares is the "
@@ -596,7 +596,7 @@ class KnowledgeQuery:
             return service.state.knowledge.report()
         check_position(as_of, service.journal.seq)
         # The whole store's history then: in a process of its own (graph_service.apart), off the event loop.
-        return await off_the_loop(lambda: run_apart(service.graph, "report_as_of", as_of=as_of))
+        return await off_the_loop(lambda: run_apart(service.graph, "report_as_of", as_of=as_of), "past")
 
     @strawberry.field(description="Hashes of what the store believes (items and beliefs).")
     async def fingerprint(self, info: strawberry.Info[Any, Any],
@@ -614,7 +614,7 @@ class KnowledgeQuery:
             check_position(as_of, service.journal.seq)
             return Fingerprints(**run_apart(service.graph, "fingerprints_as_of", as_of=as_of))
 
-        return await off_the_loop(work)
+        return await off_the_loop(work, "past")
 
     @strawberry.field(description="The fingerprints of the store rebuilt from its journal: as it was at entry "
                                   "`upto`, or as if the `skip` items' own entries had never been written.")

@@ -56,11 +56,17 @@ Step = Callable[[], Any]
 
 
 def run_steps(steps: Generator[Step, Any, Any]) -> Any:
-    """Run a write's round trips in line, each one's value sent back, and return the generator's value."""
+    """Run a write's round trips in line, each one's value sent back (or its exception thrown back, so the
+    write cleans up where it waited), and return the generator's value."""
     try:
         step = next(steps)
         while True:
-            step = steps.send(step())
+            try:
+                value = step()
+            except Exception as failed:
+                step = steps.throw(failed)
+            else:
+                step = steps.send(value)
     except StopIteration as done:
         return done.value
 
@@ -338,11 +344,12 @@ class Journal:
 
     def write_steps(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None,
                     role: str | None = None) -> Generator[Step, Any, WriteResult]:
-        """`write` as its round trips: each step yielded only talks to the graph (it reads and writes no
-        in-memory state), and the value it returns must be sent back; what lies between the steps plans
-        against or applies to the in-memory state, under the lock. So an async caller can run the steps
-        in a worker thread and keep its event loop serving meanwhile; it must drive one write at a time.
-        The generator's value is the WriteResult; it raises what `write` raises."""
+        """`write` as its round trips: each step yielded talks to the graph and touches no domain state
+        (only the journal's projected-position marker), and its value must be sent back, or its exception
+        thrown back; what lies between the steps plans against or applies to the in-memory state, under
+        the lock. So an async caller can run the steps in a worker thread and keep its event loop serving
+        meanwhile; it must drive one write at a time. The generator's value is the WriteResult; it raises
+        what `write` raises."""
         if not isinstance(by, str) or not by.strip():
             raise UserError("by must name who writes", field="by")
         if once is not None and once.written is not None:
@@ -540,7 +547,9 @@ class Journal:
                 if self.seq > durable:
                     self._replay_all()  # entries applied in memory that the graph may not hold
                 if failed is not None and failed is not refused:
-                    raise failed from refused  # the batch before the refused entry did not land either
+                    # The batch before the refused entry did not land either: that came first. (`refused`
+                    # stays in the traceback as the exception being handled.)
+                    raise failed  # noqa: B904 (the implicit context is the truth: refused while it failed)
                 raise
         return written
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -368,7 +369,10 @@ def test_a_bulk_load_that_another_writer_overtakes_is_a_conflict_and_the_state_i
 
     def plans() -> Iterator[Callable[[], Draft]]:
         for i in range(1, 200):
-            if i == 60:  # the first batch is in flight or landed; the second will lose its position
+            if i == 60:  # once the first batch (in flight in a worker thread) has landed, the second loses
+                deadline = time.monotonic() + 60
+                while other.stored_head()["seq"] < 50 and time.monotonic() < deadline:
+                    time.sleep(0.01)
                 other.write("bob", lambda: plan_note("overtaking"))
             yield lambda i=i: plan_note(f"n{i}")
 
