@@ -14,7 +14,7 @@ from graph_service.api.access import ANONYMOUS, Principal, principal_of_scope
 from graph_service.api.idempotency import SCOPE_KEY as ONCE_SCOPE_KEY
 from graph_service.domain import Draft
 from graph_service.journal.once import WriteOnce
-from graph_service.journal.store import Journal, WriteResult
+from graph_service.journal.store import Journal, WriteResult, run_steps_waiting
 from graph_service.service import Service
 
 
@@ -64,14 +64,5 @@ async def journal_write(info: strawberry.Info[Any, Any], plan: Callable[[], Draf
         _write_turns[journal] = anyio.Lock()
     async with _write_turns[journal]:
         steps = journal.write_steps(principal.name, plan, once_of(info), role=principal.recorded_role)
-        try:  # as journal.store.run_steps, with each round trip awaited in a worker thread
-            step = next(steps)
-            while True:
-                try:
-                    value = await anyio.to_thread.run_sync(step)
-                except Exception as failed:
-                    step = steps.throw(failed)
-                else:
-                    step = steps.send(value)
-        except StopIteration as done:
-            return done.value
+        written: WriteResult = await run_steps_waiting(steps, anyio.to_thread.run_sync)
+        return written

@@ -19,7 +19,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -63,6 +63,22 @@ def run_steps(steps: Generator[Step, Any, Any]) -> Any:
         while True:
             try:
                 value = step()
+            except Exception as failed:
+                step = steps.throw(failed)
+            else:
+                step = steps.send(value)
+    except StopIteration as done:
+        return done.value
+
+
+async def run_steps_waiting(steps: Generator[Step, Any, Any], run: Callable[[Step], Awaitable[Any]]) -> Any:
+    """`run_steps` for an event loop: each round trip is awaited through `run` (a worker thread, say:
+    api/context.journal_write), and what lies between them runs here, on the loop."""
+    try:
+        step = next(steps)
+        while True:
+            try:
+                value = await run(step)
             except Exception as failed:
                 step = steps.throw(failed)
             else:
