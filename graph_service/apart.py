@@ -1,10 +1,10 @@
 """Whole-journal work run by a Python process of its own, connected to the same store.
 
-Why: verify, rebuild, redecide, a PROV document, and the fingerprint, report or decision snapshot as of
-a past position each read the whole journal (or the whole graph's history) and fold it in pure Python.
-Run in a worker thread of the serving process, that work holds the interpreter lock for its length, so
-every other request, /healthz too, waits on it in turns (measured for verify: /healthz p99 84-146 ms);
-run on the event loop, as report(asOf) and snapshot(asOf) were, it holds up every request for its whole
+Why: verify, rebuild, redecide, a PROV document, and the fingerprint, report, decision snapshot or open
+questions as of a past position each read the whole journal (or the whole graph's history) and fold it
+in pure Python. Run in a worker thread of the serving process, that work holds the interpreter lock for
+its length, so every other request, /healthz too, waits on it in turns (measured for verify: /healthz
+p99 84-146 ms); run on the event loop, as the as-of folds were, it holds up every request for its whole
 length. A child connects to the store the service serves (`GraphPort.connection()`), does the job and
 hands back its answer as one JSON line; the service waits for it in a worker thread, which costs its
 event loop nothing.
@@ -86,6 +86,24 @@ def snapshot_as_of_job(graph: GraphPort, as_of: int, **asked: Any) -> Any:
     return knowledge_from_history(graph, as_of, frozenset({ITEMS, FLAGS, CLOCK, POSITION})).snapshot(**asked)
 
 
+def open_questions_as_of_job(graph: GraphPort, as_of: int) -> list[dict[str, Any]]:
+    """questions.ranking.open_question_rows of the store at `as_of` (a checked position), from the graph's
+    history: every open target then, ranked."""
+    from graph_service.api.knowledge_as_of import (
+        EVERY_PART,
+        POSITION,
+        REFUSALS,
+        knowledge_from_history,
+        questions_from_history,
+    )
+    from graph_service.questions.ranking import open_question_rows
+
+    # The targets read items, flags, disputes, snapshots and the clock; not the knowledge position (a look
+    # back over the entries) nor the refusals.
+    knowledge = knowledge_from_history(graph, as_of, EVERY_PART - {POSITION, REFUSALS})
+    return open_question_rows(knowledge, questions_from_history(graph, as_of))
+
+
 # Each is called as job(graph, **args) in the child and returns plain JSON.
 JOBS: dict[str, Callable[..., Any]] = {
     "verify": verify_job,
@@ -95,6 +113,7 @@ JOBS: dict[str, Callable[..., Any]] = {
     "fingerprints_as_of": fingerprints_as_of_job,
     "report_as_of": report_as_of_job,
     "snapshot_as_of": snapshot_as_of_job,
+    "open_questions_as_of": open_questions_as_of_job,
 }
 
 

@@ -12,6 +12,8 @@ from graph_service.history import check_position
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import ANSWER_OP, ASSERTION_OPS, KnowledgeHistory, knowledge_at, knowledge_ops
 from graph_service.knowledge.state import KnowledgeState
+from graph_service.questions.as_of import question_state_at
+from graph_service.questions.state import QuestionState
 from graph_service.service import Service
 from graph_service.storage.port import GraphPort
 
@@ -70,6 +72,14 @@ def knowledge_from_history(graph: GraphPort, as_of: int, parts: frozenset[str] =
         position=_knowledge_position(graph, as_of) if POSITION in parts else 0,
     )
     return knowledge_at(history)
+
+
+def questions_from_history(graph: GraphPort, as_of: int) -> QuestionState:
+    """The question side of the store at a checked position, from the graph's history (see
+    graph_service.questions.as_of): what openQuestions(asOf) ranks beside `knowledge_from_history`."""
+    history = graph.run("questions_history_upto", {"upto": as_of})
+    affects = graph.run("unknown_affects_upto", {"upto": as_of})
+    return question_state_at(history, affects, as_of)
 
 
 def _knowledge_position(graph: GraphPort, upto: int) -> int:

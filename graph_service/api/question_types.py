@@ -9,23 +9,23 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.scalars import JSON
 
+from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, numbered, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.knowledge_as_of import EVERY_PART, POSITION, REFUSALS, knowledge_as_of
+from graph_service.api.knowledge_as_of import questions_from_history
 from graph_service.api.knowledge_types import StatusChange, change_list
+from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
 from graph_service.history import check_position
 from graph_service.questions import plans
-from graph_service.questions.as_of import question_state_at
 from graph_service.questions.candidates import Score
-from graph_service.questions.select import Selection, select_next_question
+from graph_service.questions.ranking import open_question_rows
+from graph_service.questions.select import Selection
 from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
-from graph_service.questions.targets import TargetView
-from graph_service.questions.text import formulate
 from graph_service.service import Service
 
 
@@ -189,9 +189,7 @@ def question_state_as_of(service: Service, as_of: int) -> QuestionState:
     """The question side of the store as the graph's history says it was at position `as_of` (what a replay
     up to there holds; see graph_service.questions.as_of): the caller has caught up."""
     check_position(as_of, service.journal.seq)
-    history = service.graph.run("questions_history_upto", {"upto": as_of})
-    affects = service.graph.run("unknown_affects_upto", {"upto": as_of})
-    return question_state_at(history, affects, as_of)
+    return questions_from_history(service.graph, as_of)
 
 
 def _questions_of(service: Service, as_of: int | None) -> QuestionState:
@@ -204,27 +202,21 @@ class QuestionQuery:
                                   "(nothing is written), a page at a time (first ≤ 500). The ranking moves as "
                                   "the store does, so a cursor names a place in this ranking, not a target.")
     @user_errors
-    def open_questions(self, info: strawberry.Info[Any, Any], first: First = None,
+    async def open_questions(self, info: strawberry.Info[Any, Any], first: First = None,
                        after: After = None, as_of: Annotated[Long | None, strawberry.argument(
                            description="Rank the targets that were open at this journal position (0 to the "
                                        "head), from the graph's history: the items, flags, disputes and questions "
                                        "as they stood then. Null: now.")] = None) -> Connection[OpenQuestion]:
         service = caught_up(info)
         if as_of is None:
-            knowledge, questions = service.state.knowledge, service.state.questions
-        else:  # the same ranking over the state the graph's history gives (never a replay)
-            # The targets read items, flags, disputes, snapshots and the clock; not the knowledge position
-            # (a look back over the entries) nor the refusals.
-            knowledge = knowledge_as_of(service, as_of, EVERY_PART - {POSITION, REFUSALS})
-            questions = question_state_as_of(service, as_of)
-        candidates = {c.id: c for c in TargetView(knowledge, questions).candidates()}
-        found = []
-        for s in select_next_question(candidates.values()).ranking:
-            c = candidates[s.id]
-            pending = questions.open_question_for(c.id)
-            found.append(OpenQuestion(target=c.id, target_kind=c.kind, subject=c.subject, parent=c.parent,
-                                      text=formulate(c), score=ScoreBreakdown.of(s),
-                                      asked=pending.id if pending else None))
+            rows = open_question_rows(service.state.knowledge, service.state.questions)
+        else:  # the same ranking over the state the graph's history gives (never a replay), in a process of
+            # its own (graph_service.apart): it reads every item's, flag's, dispute's and question's history.
+            check_position(as_of, service.journal.seq)
+            rows = await off_the_loop(lambda: run_apart(service.graph, "open_questions_as_of", as_of=as_of), "past")
+        found = [OpenQuestion(target=r["target"], target_kind=r["target_kind"], subject=r["subject"],
+                              parent=r["parent"], text=r["text"], score=ScoreBreakdown.of(Score(**r["score"])),
+                              asked=r["asked"]) for r in rows]
         return paged("open", list(enumerate(found, 1)), first, after)
 
     @strawberry.field(description="Questions in the order asked, a page at a time (first ≤ 500); answered: "
