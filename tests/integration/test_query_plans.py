@@ -9,7 +9,9 @@ store holds. This asks each backend for every file's plan and fails naming any f
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,29 +56,38 @@ def sample(name: str) -> object:
     return "x"
 
 
-@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
-def test_no_query_scans_a_label_unless_it_must(backend: Backend) -> None:
+def _scans_of_every_file(backend: Backend, other: str,
+                         scans_of: Callable[[Any, str], list[str]]) -> tuple[dict[str, list[str]], int]:
+    """{file: the scans its plan holds} for every cypher/ file this backend runs (not the schema's, nor the
+    `other` backend's own files), and how many were planned; `scans_of(graph, text)` reads one plan."""
     graph = backend.open_graph()
     try:
         graph.setup_schema()
         scanning, planned = {}, 0
         for path in sorted(CYPHER.glob("*.cypher")):
-            if path.stem.startswith("schema_") or path.stem.endswith("_neo4j"):
+            if path.stem.startswith("schema_") or path.stem.endswith(other):
                 continue
-            text = queries.load(path.stem)
-            params = {p: sample(p) for p in set(re.findall(r"\$(\w+)", text))}
-            plan = str(graph._graph.explain(text, params))  # type: ignore[attr-defined]
+            scans = scans_of(graph, queries.load(path.stem))
             planned += 1
-            scans = sorted(set(re.findall(r"(?:Node By Label Scan|All Node Scan)[^\n]*", plan)))
             if scans:
                 scanning[path.stem] = scans
     finally:
         graph.close()
+    return scanning, planned
+
+
+def _assert_only_listed_files_scan(scanning: dict[str, list[str]], planned: int, where: str) -> None:
     assert planned > 50
     unexpected = {name: scans for name, scans in scanning.items() if name not in WHOLE_LABEL_READS}
-    assert not unexpected, f"these queries scan a whole label: {unexpected}"
+    assert not unexpected, f"these queries scan a whole label{where}: {unexpected}"
     stale = sorted(set(WHOLE_LABEL_READS) - set(scanning))
-    assert not stale, f"listed as scanning but no longer do (remove them from WHOLE_LABEL_READS): {stale}"
+    assert not stale, f"listed as scanning but no longer do{where} (remove them from WHOLE_LABEL_READS): {stale}"
+
+
+def _falkordb_scans(graph: Any, text: str) -> list[str]:
+    params = {p: sample(p) for p in set(re.findall(r"\$(\w+)", text))}
+    plan = str(graph._graph.explain(text, params))
+    return sorted(set(re.findall(r"(?:Node By Label Scan|All Node Scan)[^\n]*", plan)))
 
 
 def _operators(plan: object) -> list[str]:
@@ -85,29 +96,22 @@ def _operators(plan: object) -> list[str]:
     return [plan["operatorType"], *(op for child in plan.get("children", []) for op in _operators(child))]
 
 
+def _neo4j_scans(graph: Any, text: str) -> list[str]:
+    # Planned without values: Neo4j types a parameter from its value, and a sample of the wrong type (a
+    # text for a map) is refused; unbound, each is planned as the statement uses it.
+    with graph._driver.session(notifications_min_severity="OFF") as session:
+        plan = session.run("EXPLAIN " + text).consume().plan
+    return sorted({op for op in _operators(plan)
+                   if re.search(r"LabelScan|AllNodesScan|RelationshipTypeScan|AllRelationshipsScan", op)})
+
+
+@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
+def test_no_query_scans_a_label_unless_it_must(backend: Backend) -> None:
+    _assert_only_listed_files_scan(*_scans_of_every_file(backend, "_neo4j", _falkordb_scans), "")
+
+
 @pytest.mark.parametrize("backend", ["neo4j"], indirect=True)
 def test_no_query_scans_a_label_on_neo4j_unless_it_must(backend: Backend) -> None:
     # Neo4j plans by its own cost model: the same list must hold there, or production pays a scan per write.
-    graph = backend.open_graph()
-    try:
-        graph.setup_schema()
-        scanning, planned = {}, 0
-        for path in sorted(CYPHER.glob("*.cypher")):
-            if path.stem.startswith("schema_") or path.stem.endswith("_falkordb"):
-                continue
-            # Planned without values: Neo4j types a parameter from its value, and a sample of the wrong
-            # type (a text for a map) is refused; unbound, each is planned as the statement uses it.
-            with graph._driver.session(notifications_min_severity="OFF") as session:  # type: ignore[attr-defined]
-                plan = session.run("EXPLAIN " + queries.load(path.stem)).consume().plan
-            planned += 1
-            scans = sorted({op for op in _operators(plan)
-                            if re.search(r"LabelScan|AllNodesScan|RelationshipTypeScan|AllRelationshipsScan", op)})
-            if scans:
-                scanning[path.stem] = scans
-    finally:
-        graph.close()
-    assert planned > 50
-    unexpected = {name: scans for name, scans in scanning.items() if name not in WHOLE_LABEL_READS}
-    assert not unexpected, f"these queries scan a whole label or relationship type on Neo4j: {unexpected}"
-    stale = sorted(set(WHOLE_LABEL_READS) - set(scanning))
-    assert not stale, f"listed as scanning but no longer do on Neo4j: {stale}"
+    _assert_only_listed_files_scan(*_scans_of_every_file(backend, "_falkordb", _neo4j_scans),
+                                   " (or relationship type) on Neo4j")
