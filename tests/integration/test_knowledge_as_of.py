@@ -8,20 +8,15 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from graph_service.api.knowledge_as_of import knowledge_as_of
-from graph_service.domain import Draft
-from graph_service.errors import UserError
-from graph_service.journal.notes import plan_note
-from graph_service.knowledge import ops, planning
+from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import split_reasons
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.questions import plans
 from graph_service.questions.select import select_next_question
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.questions.targets import TargetView
@@ -30,6 +25,7 @@ from graph_service.service import Service
 from graph_service.state import replay
 from tests.backends import Backend
 from tests.integration.graphql_client import gql
+from tests.integration.knowledge_histories import write_knowledge_history
 
 ITEM_FIELDS = "id status why uses wrongUses support stale staleReasons"
 ITEMS = f"""query($f: ItemFilter, $first: Int, $after: String, $n: Long) {{
@@ -51,94 +47,6 @@ REPORT = "query($n: Long) { report(asOf: $n) }"
 def _plain(value: Any) -> Any:
     """A value as it comes back over GraphQL's JSON."""
     return json.loads(json.dumps(value))
-
-
-def _history(service: Service, n: int, seed: int) -> None:
-    """The realistic mix, with a knowledge write the mix lacks after about every other of its entries;
-    bulk-loaded in batches (each plan sees the state the ones before it left), as Neo4j is slow here
-    at one statement per write."""
-    from benchmarks.service_shape import mix
-
-    rng = random.Random(seed)
-    state = service.state
-    k = state.knowledge
-
-    def attempt(plan: Callable[[], Draft | None]) -> Draft:
-        try:
-            draft = plan()
-        except UserError as refused:  # not writable now (nothing pending, nothing live ...): a note instead
-            return plan_note(f"skipped: {refused}")
-        return draft if draft is not None else plan_note("skipped: nothing to write")
-
-    def some(ids: Any, count: int = 1) -> list[str]:
-        pool = sorted(ids)
-        return rng.sample(pool, min(count, len(pool))) if pool else []
-
-    def live() -> list[str]:
-        return [i for i, r in k.items.items() if r.live()]
-
-    def extra() -> Iterator[Callable[[], Draft | None]]:
-        roll = rng.random()
-        if roll < 0.12:
-            yield lambda: planning.plan_flag(k, why=rng.choice(("drift", "open set; recheck")), ids=some(live(), 3))
-        elif roll < 0.16:
-            yield lambda: planning.plan_flag(k, why="key drift", key=(some(k.by_key) or ["[]"])[0])
-        elif roll < 0.18:
-            yield lambda: planning.plan_flag(k, why="everything", scope={})
-        elif roll < 0.28:
-            yield lambda: planning.plan_end_flag(k, (some(f.id for f in k.flags.values() if f.pending) or [""])[0])
-        elif roll < 0.50:
-            # Competing values from equal sources on one key: a dispute (or a refutation, by rank).
-            subject = f"gadget-{rng.randrange(3)}"
-            for value in rng.sample(("red", "blue", "green"), 2):
-                raw = {"kind": "fact", "body": {"s": subject, "r": "colour", "o": value},
-                       "source": rng.choice(("person", "person", "person", "person", "spec")),
-                       "reconfirm_after": rng.choice((None, 3, 8))}
-                yield lambda raw=raw: planning.plan_add(k, raw, by=rng.choice(("ann", "bob")))
-        elif roll < 0.53:
-            yield lambda: _resolve()
-        elif roll < 0.60:
-            yield lambda: planning.plan_tick(k, rng.randint(0, 4))
-        elif roll < 0.66:
-            yield lambda: planning.plan_used(k, some(live(), 2), wrong=rng.random() < 0.3)
-        elif roll < 0.71:
-            yield lambda: planning.plan_snapshot(k, about=some(k.by_subject, 2) or None)
-        elif roll < 0.76:
-            yield lambda: planning.plan_retract(k, (some(live()) or [""])[0], "wrong")
-        elif roll < 0.80:
-            yield lambda: planning.plan_rollback(k, (some(live()) or [""])[0], "undo")
-        elif roll < 0.84:
-            yield lambda: planning.plan_reconfirm(k, (some(live()) or [""])[0], "check again")
-        elif roll < 0.90:
-            yield lambda: plans.plan_next_question(state).draft
-            yield lambda: _answer()
-
-    def _resolve() -> Draft:
-        event = k.open_disputes[(some(k.open_disputes) or [""])[0]] if k.open_disputes else None
-        if event is None:
-            raise UserError("no open dispute")
-        return planning.plan_resolve(k, event.key, json.loads(rng.choice(event.values)))
-
-    def _answer() -> Draft | None:
-        asked = state.questions.questions(answered=False)
-        if not asked:
-            return None
-        record = asked[-1]
-        event = k.open_disputes.get(record.target)
-        if event is not None and rng.random() < 0.5:
-            return plans.plan_answer(state, record.id, by="bob", value=json.loads(rng.choice(event.values)))
-        if record.target in k.items:
-            return plans.plan_answer(state, record.id, by="bob", confirmed=True)
-        return None
-
-    def every() -> Iterator[Callable[[], Draft]]:
-        for plan in mix(service, n, seed):
-            yield plan
-            if rng.random() < 0.6:
-                for more in extra():
-                    yield lambda more=more: attempt(more)
-
-    service.journal.write_batch("loader", every(), batch_size=40)
 
 
 def _reference_items(then: KnowledgeState, filters: dict[str, Any]) -> list[dict[str, Any]]:
@@ -249,7 +157,7 @@ def _check_open_questions(client: TestClient, position: int, then: KnowledgeStat
 def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
     service = Service.open(backend.settings())
     try:
-        _history(service, 200, 11)
+        write_knowledge_history(service, 200, 11)
         entries = list(service.journal.entries_after(0))
         head = service.journal.seq
         client = TestClient(create_app(service.settings, service=service))
@@ -302,7 +210,7 @@ def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backen
 def test_as_of_past_the_head_or_past_the_kept_history_is_refused_naming_as_of(backend: Backend) -> None:
     service = Service.open(backend.settings())
     try:
-        _history(service, 80, 5)
+        write_knowledge_history(service, 80, 5)
         head = service.journal.seq
         client = TestClient(create_app(service.settings, service=service))
         for query, variables in ((ITEMS, {}), (FLAGS, {}), (DISPUTES, {}), (SNAPSHOT, {}), (REPORT, {}),
