@@ -10,7 +10,14 @@ from typing import Any
 from graph_service.errors import NotFound
 from graph_service.history import check_position
 from graph_service.knowledge import ops
-from graph_service.knowledge.as_of import ANSWER_OP, ASSERTION_OPS, KnowledgeHistory, knowledge_at, knowledge_ops
+from graph_service.knowledge.as_of import (
+    ANSWER_OP,
+    ASSERTION_OPS,
+    RESOLUTION_OPS,
+    KnowledgeHistory,
+    knowledge_at,
+    knowledge_ops,
+)
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.as_of import question_state_at
 from graph_service.questions.state import QuestionState
@@ -34,7 +41,8 @@ def knowledge_as_of(service: Service, as_of: int, parts: frozenset[str] = EVERY_
     assertions' entries), FLAGS (with what they covered), CLOCK (the store clock, and each assertion's:
     staleness needs it), DISPUTES, SNAPSHOTS, REFUSALS, POSITION (the last knowledge entry at or before
     `as_of`; found by reading back from it, so it costs the entries after that one). `ids`: only these
-    items, and only the flags covering them (each flag's `covers` then holds only these items).
+    items, only the flags covering them (each flag's `covers` then holds only these items, and counts the
+    rest) and only the disputes about them.
     UserError unless `as_of` is 0 to the head; HistoryMissing where the store was written before
     history was kept. The graph must hold every entry up to `as_of` (the API's `caught_up`); each part
     is its own statement, consistent with the others because every one reads only what entries up to
@@ -65,13 +73,23 @@ def knowledge_from_history(graph: GraphPort, as_of: int, parts: frozenset[str] =
                        for r in rows}.values())
     history = KnowledgeHistory(
         upto=as_of, items=items, flags=flags, covers=covers,
-        disputes=graph.run("disputes_history_upto", upto) if DISPUTES in parts else [],
+        disputes=_disputes(graph, as_of, parts, ids),
         snapshots=graph.run("snapshots_history_upto", upto) if SNAPSHOTS in parts else [],
         ticks=graph.run("entries_of_op_upto", {**upto, "op": ops.TICK}) if CLOCK in parts else [],
         refusals=graph.run("entries_of_op_upto", {**upto, "op": ops.REFUSED}) if REFUSALS in parts else [],
         position=_knowledge_position(graph, as_of) if POSITION in parts else 0,
     )
     return knowledge_at(history)
+
+
+def _disputes(graph: GraphPort, as_of: int, parts: frozenset[str], ids: list[str] | None) -> list[dict[str, Any]]:
+    """The disputes' histories (every dispute's, or those about `ids`), with their resolutions' payloads."""
+    if DISPUTES not in parts:
+        return []
+    params = {"upto": as_of, "payload_ops": list(RESOLUTION_OPS)}
+    if ids is None:
+        return graph.run("disputes_history_upto", params)
+    return graph.run("disputes_about_items_upto", {**params, "ids": ids})
 
 
 def questions_from_history(graph: GraphPort, as_of: int) -> QuestionState:

@@ -36,13 +36,16 @@ from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import ops
 from graph_service.knowledge.items import BEHAVIOUR_KINDS, content_id, value_of
 from graph_service.knowledge.records import FlagRecord, ItemRecord
-from graph_service.knowledge.rules import DisputeEvent, ItemVerdict, LiveAssertion
+from graph_service.knowledge.rules import DisputeEvent, ItemVerdict, LiveAssertion, Resolution
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.state import ANSWER_QUESTION as ANSWER_OP
 
 # The entries whose payload says what an item's assertions are, read with the item's history (an
 # answer's payload carries knowledge sub-operations, an add among them).
 ASSERTION_OPS: tuple[str, ...] = (ops.ADD, ops.RETRACT, ops.ROLLBACK, ANSWER_OP)
+# The entries whose payload holds a person's answer to a dispute (a resolution), read with the disputes'
+# histories: every resolution closed a dispute when it was written, so it wrote that Dispute node.
+RESOLUTION_OPS: tuple[str, ...] = (ops.RESOLVE, ANSWER_OP)
 _TAKE_BACK_OPS = frozenset({ops.RETRACT, ops.ROLLBACK})
 
 
@@ -53,8 +56,9 @@ class KnowledgeHistory:
     Each history row has `id`, `seq`, `op`, `by`, `at` and `changes` (a WROTE edge's, as in
     graph_service.history); item rows also `payload` (the entry's, as JSON text) for the
     ASSERTION_OPS. `covers`: `flag`, `item`, `since_seq` per COVERS edge; `ticks` and `refusals`:
-    `seq`, `by`, `payload` per entry of that op up to `upto`. A part left empty reads as nothing
-    there (the caller reads only what its answer needs). Rows past `upto` are ignored.
+    `seq`, `by`, `payload` per entry of that op up to `upto`. Dispute rows also have `payload` for the
+    RESOLUTION_OPS (the resolutions). A part left empty reads as nothing there (the caller reads only
+    what its answer needs). Rows past `upto` are ignored.
     """
 
     upto: int
@@ -78,12 +82,14 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
     `open_disputes`, `snapshots` (id, query, fingerprint, position, and facts and hints as
     `{"id": ...}` rows only), `refusals`, `clock`, `position` and the fingerprint; so `find`,
     `stale_reasons`, `disputes`, `snapshot`, `report`, `premise_closure`, `dependents`, `upstream`
-    and TargetView answer as on a replay up to that position. Not kept: `resolutions` and the
-    incremental evaluation's order, so it must never be applied an entry. HistoryMissing where a
-    node or edge it reads was written before history was kept.
+    and TargetView answer as on a replay up to that position; and the `resolutions` on the keys of the
+    disputes read. Not kept: the incremental evaluation's order, so the state evaluates whole
+    components (`incremental` is off); applied an entry, it gives what a replay's state gives as long as
+    it holds every item the entry's rules read (see graph_service.knowledge.region). HistoryMissing
+    where a node or edge it reads was written before history was kept.
     """
     upto = history.upto
-    state = KnowledgeState()
+    state = KnowledgeState(incremental=False)
     ticks = sorted((int(r["seq"]), int(_payload(r).get("k", 0))) for r in history.ticks if r["seq"] <= upto)
     tick_seqs = [seq for seq, _ in ticks]
     clocks = list(accumulate(k for _, k in ticks))
@@ -94,7 +100,8 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         n = bisect.bisect_left(tick_seqs, seq)
         return clocks[n - 1] if n else 0
 
-    for flag_id, props in _states_at(history.flags, upto).items():
+    flag_states = _states_at(history.flags, upto)
+    for flag_id, props in flag_states.items():
         scope = props.get("scope")
         state.flags[flag_id] = FlagRecord(
             flag_id, props["raised_at"], props["kind"], props["why"], set(), pending=bool(props["pending"]),
@@ -109,6 +116,9 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
             covering.setdefault(row["item"], set()).add(row["flag"])
     # Flags in the order raised, as the state's dict holds them (flags() pages in that order).
     state.flags = dict(sorted(state.flags.items(), key=lambda kv: kv[1].seq))
+    for flag_id, props in flag_states.items():
+        flag = state.flags[flag_id]
+        flag.covered_elsewhere = int(props.get("covers") or 0) - len(flag.covers)
 
     by_item: dict[str, list[Mapping[str, Any]]] = {}
     for row in history.items:
@@ -117,6 +127,11 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         rec = _item_record(item_id, props, by_item[item_id], upto, clock_before)
         rec.flags = covering.get(item_id, set())
         rec.verdict = _verdict(rec, props, state.flags)
+        # The node drops a property set to null; the record, rebuilt whole, gives it as a replay's state holds
+        # it (with its nulls), so a write applied on this state re-projects only what it changes.
+        materialised = rec.materialise()
+        if {k: v for k, v in materialised.items() if v is not None} == rec.props:
+            rec.props = materialised
         _index(state, rec)
         state._fingerprint.replace(None, props)  # the running fingerprint, as the state keeps it
 
@@ -129,6 +144,7 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         state.dispute_events[event.key] = (*state.dispute_events.get(event.key, ()), event)
         if event.open:
             state.open_disputes[props["id"]] = event
+    state.resolutions = _resolutions(history.disputes, upto)
 
     for snap_id, props in sorted(_states_at(history.snapshots, upto).items(),
                                  key=lambda kv: kv[1]["at"]):
@@ -145,6 +161,21 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
                                    "source": p.get("source"), "by": p.get("by") or row["by"], "why": p.get("why")})
     state.position = history.position
     return state
+
+
+def _resolutions(rows: Iterable[Mapping[str, Any]], upto: int) -> dict[str, list[Resolution]]:
+    """The resolutions, by key in journal order, that the entries up to `upto` among these dispute history
+    rows made (each entry once, though it may have written several disputes)."""
+    found: dict[str, list[Resolution]] = {}
+    seen: set[int] = set()
+    for row in sorted(rows, key=lambda r: r["seq"]):
+        if row["seq"] > upto or row.get("payload") is None or row["seq"] in seen:
+            continue
+        seen.add(row["seq"])
+        for op, p in knowledge_ops(row["op"], _payload(row)):
+            if op == ops.RESOLVE:
+                found.setdefault(p.get("key", ""), []).append(Resolution(row["seq"], p.get("value", "")))
+    return found
 
 
 def knowledge_ops(op: str, payload: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -37,6 +37,9 @@ class FlagRecord:
     ended_at: int | None = None
     scope: dict[str, Any] | None = None
     key: str | None = None
+    # Items it covers that a state holding only a region of the store leaves out (knowledge_at for `ids`):
+    # counted, so the node's `covers` stays the whole flag's.
+    covered_elsewhere: int = 0
 
     def props(self) -> dict[str, Any]:
         return {
@@ -48,7 +51,7 @@ class FlagRecord:
             "ended_at": self.ended_at,
             "scope": None if self.scope is None else canonical_json(self.scope),
             "key": self.key,
-            "covers": len(self.covers),
+            "covers": len(self.covers) + self.covered_elsewhere,
         }
 
 

@@ -1,0 +1,7 @@
+// The items stored on any of the keys $keys by position $upto, by the index on the items' key: where a
+// write that names a key (a new fact's, a resolved dispute's, a flag's) starts its knowledge region.
+UNWIND $keys AS k
+MATCH (i:Item {key: k})
+WITH i
+WHERE i.learned_at <= $upto
+RETURN DISTINCT i.id AS id

@@ -1,0 +1,139 @@
+"""A knowledge entry applied on the region of the store its rules read, as the graph held it just before,
+does what it does applied on the whole store's state: the same graph changes and the same result, for
+every entry of a random history that exercises every knowledge operation, on every backend. This is the
+step a write that holds no copy of the store plans and applies on (docs/stateless-path.md); the
+operations that have no region yet (a tick, a snapshot, a flag over a scope) are counted, not checked."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from graph_service.domain import Applied
+from graph_service.journal.chain import Entry
+from graph_service.knowledge import ops
+from graph_service.knowledge.as_of import knowledge_ops
+from graph_service.knowledge.region import RegionStart, RegionUnknown, region_start
+from graph_service.knowledge_region import knowledge_region, region_members
+from graph_service.projection import Projection
+from graph_service.questions.state import ANSWER_QUESTION
+from graph_service.service import Service
+from graph_service.state import StoreState
+from tests.backends import Backend
+from tests.integration.knowledge_histories import write_knowledge_history
+
+# Every operation with a region must be checked at least once (the history is random but seeded).
+WITH_A_REGION = {ops.ADD, ops.RETRACT, ops.ROLLBACK, ops.RECONFIRM, ops.USED, ops.FLAG, ops.END_FLAG,
+                 ops.RESOLVE, ANSWER_QUESTION}
+
+
+def _plain(projection: Projection) -> tuple[list[Any], list[Any]]:
+    return ([dataclasses.astuple(n) for n in projection.nodes], [dataclasses.astuple(e) for e in projection.edges])
+
+
+def _differences(got: tuple[list[Any], list[Any]], want: tuple[list[Any], list[Any]]) -> list[Any]:
+    """What differs between two projections, node by node (for the failure message)."""
+    out: list[Any] = []
+    for a, b in zip(got[0], want[0], strict=False):
+        if a != b:
+            out.append((a[0], a[1], {k: (a[2].get(k), b[2].get(k)) for k in a[2].keys() | b[2].keys()
+                                     if a[2].get(k) != b[2].get(k)}) if a[:2] == b[:2] else (a[:2], b[:2]))
+    if len(got[0]) != len(want[0]):
+        out.append(("nodes", [n[:2] for n in got[0]], [n[:2] for n in want[0]]))
+    if got[1] != want[1]:
+        out.append(("edges", got[1], want[1]))
+    return out
+
+
+def _recording(state: StoreState) -> list[tuple[Entry, tuple[list[Any], list[Any]], Any]]:
+    """Record every knowledge apply of the whole store's state (an entry's own, or an answer's sub-operation),
+    its projection as it was returned (before another domain's effects are added to it)."""
+    seen: list[tuple[Entry, tuple[list[Any], list[Any]], Any]] = []
+    apply: Callable[[Entry], Applied] = state.knowledge.apply
+
+    def recorded(entry: Entry) -> Applied:
+        applied = apply(entry)
+        seen.append((entry, _plain(applied.projection), applied.result))
+        return applied
+
+    state.knowledge.apply = recorded  # type: ignore[method-assign]
+    return seen
+
+
+@pytest.mark.parametrize("seed", [3, 17])
+def test_each_knowledge_entry_applied_on_its_region_does_what_it_does_on_the_whole_store(
+        backend: Backend, seed: int) -> None:
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 120, seed)
+        whole = StoreState()
+        applies = _recording(whole)
+        checked: Counter[str] = Counter()
+        unknown: Counter[str] = Counter()
+        largest = 0
+        for entry in service.journal.entries_after(0):
+            del applies[:]
+            whole.apply(entry)
+            carried = knowledge_ops(entry.op, entry.payload)
+            if not carried:
+                continue
+            try:
+                region = knowledge_region(service.graph, carried, upto=entry.seq - 1)
+            except RegionUnknown:
+                unknown[entry.op] += 1
+                continue
+            assert len(applies) == len(carried), entry
+            largest = max(largest, len(region.items))
+            for sub, projection, result in applies:
+                got = region.apply(sub)
+                assert _plain(got.projection) == projection, (entry.seq, sub.op, _differences(_plain(got.projection), projection))
+                assert got.result == result, (entry.seq, sub.op)
+            checked[entry.op] += 1
+        assert set(checked) >= WITH_A_REGION, (checked, unknown)
+        assert {ops.TICK, ops.SNAPSHOT} <= set(unknown), unknown
+        # The region is not the store: the history's items are many, each region a few components.
+        assert largest < len(whole.knowledge.items), (largest, len(whole.knowledge.items))
+    finally:
+        service.close()
+
+
+def test_a_region_holds_the_whole_component_and_nothing_beyond_it(backend: Backend) -> None:
+    """Two components: a premise chain with a superseding version, and an unrelated fact on a key of its
+    own. A retraction's region is the first, whole, whichever of its items it names."""
+    service = Service.open(backend.settings())
+    try:
+        knowledge = service.state.knowledge
+
+        def add(body: dict[str, Any], **extra: Any) -> str:
+            from graph_service.knowledge.planning import plan_add
+
+            return service.journal.write("ann", lambda: plan_add(
+                knowledge, {"kind": "fact", "body": body, "source": "person", **extra}, by="ann")).result["id"]
+
+        base = add({"s": "pump", "r": "rated", "o": 10})
+        derived = add({"s": "pump", "r": "safe", "o": True}, derived_from=[base])
+        newer = add({"s": "pump", "r": "rated", "o": 12}, supersedes=base)
+        other = add({"s": "valve", "r": "rated", "o": 3})
+        head = service.journal.seq
+        for named in (base, derived, newer):
+            members = region_members(service.graph, [(ops.RETRACT, {"id": named})], upto=head)
+            assert members == {base, derived, newer}, named
+        assert region_members(service.graph, [(ops.RETRACT, {"id": other})], upto=head) == {other}
+        # As of a position before the later items, the region is what the graph held then.
+        assert region_members(service.graph, [(ops.RETRACT, {"id": base})], upto=1) == {base}
+    finally:
+        service.close()
+
+
+def test_where_a_region_starts() -> None:
+    assert region_start(ops.RESOLVE, {"key": "k1", "value": "v"}) == RegionStart(keys=frozenset({"k1"}))
+    assert region_start(ops.END_FLAG, {"flag": "flag-4"}) == RegionStart(flags=frozenset({"flag-4"}))
+    assert region_start(ops.USED, {"ids": ["a", "b"], "wrong": False}).items == {"a", "b"}
+    assert region_start(ops.REFUSED, {"why": "gate"}) == RegionStart()
+    for op, payload in ((ops.TICK, {"k": 1}), (ops.SNAPSHOT, {}), (ops.FLAG, {"scope": {}, "why": "all"})):
+        with pytest.raises(RegionUnknown):
+            region_start(op, payload)
