@@ -329,7 +329,7 @@ class KnowledgeState:
         restored = {a.supersedes for a in rec.live() if a.supersedes}
         if rec.key is not None:
             restored |= self.by_key[rec.key] - {rec.id}
-        restored &= self.items.keys()
+        restored = {i for i in restored if i in self.items}  # asked one by one: a region answers for what it holds
         # A stale version is never restored as a fact: flags pending on the rolled-back item cover it too.
         for flag_id in sorted(rec.flags):
             flag = self.flags.get(flag_id)

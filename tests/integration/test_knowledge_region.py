@@ -6,62 +6,25 @@ operations that have no region yet (a tick, a snapshot, a flag over a scope) are
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from graph_service.domain import Applied
-from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.region import RegionStart, RegionUnknown, region_start
 from graph_service.knowledge_region import knowledge_region, region_members
-from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
 from graph_service.state import StoreState
 from tests.backends import Backend
 from tests.integration.knowledge_histories import write_knowledge_history
+from tests.knowledge_applies import differences, plain, recording
 
 # Every operation with a region must be checked at least once (the history is random but seeded).
 WITH_A_REGION = {ops.ADD, ops.RETRACT, ops.ROLLBACK, ops.RECONFIRM, ops.USED, ops.FLAG, ops.END_FLAG,
                  ops.RESOLVE, ANSWER_QUESTION}
-
-
-def _plain(projection: Projection) -> tuple[list[Any], list[Any]]:
-    return ([dataclasses.astuple(n) for n in projection.nodes], [dataclasses.astuple(e) for e in projection.edges])
-
-
-def _differences(got: tuple[list[Any], list[Any]], want: tuple[list[Any], list[Any]]) -> list[Any]:
-    """What differs between two projections, node by node (for the failure message)."""
-    out: list[Any] = []
-    for a, b in zip(got[0], want[0], strict=False):
-        if a != b:
-            out.append((a[0], a[1], {k: (a[2].get(k), b[2].get(k)) for k in a[2].keys() | b[2].keys()
-                                     if a[2].get(k) != b[2].get(k)}) if a[:2] == b[:2] else (a[:2], b[:2]))
-    if len(got[0]) != len(want[0]):
-        out.append(("nodes", [n[:2] for n in got[0]], [n[:2] for n in want[0]]))
-    if got[1] != want[1]:
-        out.append(("edges", got[1], want[1]))
-    return out
-
-
-def _recording(state: StoreState) -> list[tuple[Entry, tuple[list[Any], list[Any]], Any]]:
-    """Record every knowledge apply of the whole store's state (an entry's own, or an answer's sub-operation),
-    its projection as it was returned (before another domain's effects are added to it)."""
-    seen: list[tuple[Entry, tuple[list[Any], list[Any]], Any]] = []
-    apply: Callable[[Entry], Applied] = state.knowledge.apply
-
-    def recorded(entry: Entry) -> Applied:
-        applied = apply(entry)
-        seen.append((entry, _plain(applied.projection), applied.result))
-        return applied
-
-    state.knowledge.apply = recorded  # type: ignore[method-assign]
-    return seen
 
 
 @pytest.mark.parametrize("seed", [3, 17])
@@ -71,7 +34,7 @@ def test_each_knowledge_entry_applied_on_its_region_does_what_it_does_on_the_who
     try:
         write_knowledge_history(service, 120, seed)
         whole = StoreState()
-        applies = _recording(whole)
+        applies = recording(whole)
         checked: Counter[str] = Counter()
         unknown: Counter[str] = Counter()
         largest = 0
@@ -89,9 +52,10 @@ def test_each_knowledge_entry_applied_on_its_region_does_what_it_does_on_the_who
             assert len(applies) == len(carried), entry
             largest = max(largest, len(region.items))
             for sub, projection, result in applies:
-                got = region.apply(sub)
-                assert _plain(got.projection) == projection, (entry.seq, sub.op, _differences(_plain(got.projection), projection))
-                assert got.result == result, (entry.seq, sub.op)
+                applied = region.apply(sub)
+                got = plain(applied.projection)
+                assert got == projection, (entry.seq, sub.op, differences(got, projection))
+                assert applied.result == result, (entry.seq, sub.op)
             checked[entry.op] += 1
         assert set(checked) >= WITH_A_REGION, (checked, unknown)
         assert {ops.TICK, ops.SNAPSHOT} <= set(unknown), unknown

@@ -1,0 +1,298 @@
+"""A knowledge entry applied on only what its rules read, found as they read it. Pure.
+
+Whole components are no region for a write: on the benchmark's mix every fact's premises reach into the
+last fifty, so one component holds 95% of the store's items (docs/stateless-path.md), while incremental
+evaluation (incremental.propagate) re-decides about three units per write. What a write reads is known
+only as its rules run: an item's dependents are read once its verdict changes, a unit's done time once the
+schedule reaches it. So the entry is applied on a scratch state whose maps hold only what has been
+fetched; reading anything else raises NeedMore naming it, and the application starts again, from the
+state before the entry, once it is fetched (`apply_on_what_it_reads`). An application that ends read only
+what it was given, so it did what it does on the whole store's state.
+
+Each part is fetched whole for the key asked: an item's record (with its assertions, taken back or not),
+the ids of every item on a key, every item citing an item (`dependents_of`) or superseding it
+(`superseded_by`), a flag's record with every item it covers, a key's dispute events and resolutions, and a
+unit's schedule (incremental.Order: its done time, first position and predecessors). The store clock is
+given with the first fetch. What the rules only write (the subject and scope indexes, the expiry heap, the
+running fingerprint, the open disputes of the keys fetched, refusals) is kept in the scratch state, not
+read.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Generator, Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_service.domain import Applied
+from graph_service.journal.chain import Entry
+from graph_service.knowledge.as_of import knowledge_ops as carried_ops
+from graph_service.knowledge.incremental import Order, unit_of
+from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
+from graph_service.knowledge.rules import DisputeEvent, Resolution
+from graph_service.knowledge.state import KnowledgeState
+
+# The parts a scratch state reads, each a map from its key.
+ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, UNIT_FIRST, UNIT_PREDS = (
+    "items", "on_key", "dependents", "superseded_by", "flags", "disputes", "resolutions",
+    "unit_time", "unit_first", "unit_preds")
+PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, UNIT_FIRST, UNIT_PREDS)
+MAX_ROUNDS = 10_000
+
+
+class NeedMore(LookupError):
+    """The scratch state was asked for what it was not given: `part` at `key` (WHOLE: every key)."""
+
+    def __init__(self, part: str, key: Hashable) -> None:
+        super().__init__(f"{part}[{key!r}] was not fetched")
+        self.part, self.key = part, key
+
+
+WHOLE = "<every key>"
+
+
+class PartialMap(dict):  # type: ignore[type-arg]
+    """A map holding some keys of the whole store's: a key it was given (present or known absent) reads as
+    the whole map would; any other raises NeedMore. Writing a key makes it known (the rules then own it)."""
+
+    def __init__(self, part: str, data: Mapping[Any, Any], known: Iterable[Any]) -> None:
+        super().__init__(data)
+        self.part = part
+        self.known = set(known) | set(data)
+
+    def _check(self, key: Any) -> None:
+        if key not in self.known:
+            raise NeedMore(self.part, key)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._check(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._check(key)
+        return super().__contains__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._check(key)
+        return super().get(key, default)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        self._check(key)
+        return super().setdefault(key, default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self._check(key)
+        return super().pop(key, *default)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.known.add(key)
+        super().__setitem__(key, value)
+
+    def update(self, *others: Any, **more: Any) -> None:
+        for key, value in dict(*others, **more).items():
+            self[key] = value
+
+    # Whole-map reads: the rules of a write with a region never make them (a scope, a tick, a snapshot do).
+    def __iter__(self) -> Iterator[Any]:
+        raise NeedMore(self.part, WHOLE)
+
+    def __len__(self) -> int:
+        raise NeedMore(self.part, WHOLE)
+
+    def keys(self) -> Any:
+        raise NeedMore(self.part, WHOLE)
+
+    def values(self) -> Any:
+        raise NeedMore(self.part, WHOLE)
+
+    def items(self) -> Any:
+        raise NeedMore(self.part, WHOLE)
+
+
+class WriteOnlyIndex(dict):  # type: ignore[type-arg]
+    """An index the rules add to on a write but read only for whole-store questions (the subject and scope
+    indexes: a flag over a scope, a snapshot's query): adding works; reading raises NeedMore for the whole."""
+
+    def __init__(self, part: str) -> None:
+        super().__init__()
+        self.part = part
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        return super().setdefault(key, default)
+
+    def _whole(self, *_: Any, **__: Any) -> Any:
+        raise NeedMore(self.part, WHOLE)
+
+    __getitem__ = __contains__ = get = pop = __iter__ = __len__ = keys = values = items = _whole
+
+
+class WriteOnlyHeap(list):  # type: ignore[type-arg]
+    """The expiry heap: a write pushes onto it (heapq works on the list itself); only a tick reads it, and
+    what it reads is every item whose period runs out, so reading raises NeedMore for the whole."""
+
+    def _whole(self, *_: Any, **__: Any) -> Any:
+        raise NeedMore("expiry", WHOLE)
+
+    __getitem__ = __len__ = __bool__ = __iter__ = _whole
+
+
+@dataclass
+class Fetched:
+    """What has been fetched of the store so far, part by part (a key with None: known to be absent)."""
+
+    clock: int = 0
+    parts: dict[str, dict[Any, Any]] = field(default_factory=lambda: {part: {} for part in PARTS})
+
+    def add(self, part: str, found: Mapping[Any, Any]) -> None:
+        self.parts[part].update(found)
+
+    def count(self, part: str) -> int:
+        return len(self.parts[part])
+
+
+def _present(found: Mapping[Any, Any]) -> dict[Any, Any]:
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def _item_copy(rec: ItemRecord | None) -> ItemRecord | None:
+    # What applying changes in place: the record's fields (rebound), its flags; the rest is immutable.
+    if rec is None:
+        return None
+    out = copy.copy(rec)
+    out.flags = set(rec.flags)
+    return out
+
+
+def _flag_copy(flag: FlagRecord | None) -> FlagRecord | None:
+    if flag is None:
+        return None
+    out = copy.copy(flag)
+    out.covers = set(flag.covers)
+    return out
+
+
+def scratch_state(fetched: Fetched) -> KnowledgeState:
+    """A fresh knowledge state holding exactly what was fetched (copies of what applying changes in place:
+    records, flags and the sets of ids; the assertions, verdicts, events and resolutions are immutable)."""
+    parts = dict(fetched.parts)
+    parts[ITEMS] = {k: _item_copy(v) for k, v in parts[ITEMS].items()}
+    parts[FLAGS] = {k: _flag_copy(v) for k, v in parts[FLAGS].items()}
+    state = KnowledgeState(incremental=True)
+    state.clock = fetched.clock
+    items: dict[str, ItemRecord] = _present(parts[ITEMS])
+    state.items = PartialMap(ITEMS, items, parts[ITEMS])
+    state.by_key = PartialMap(ON_KEY, {k: set(v) for k, v in _present(parts[ON_KEY]).items() if v}, parts[ON_KEY])
+    state.dependents_of = PartialMap(DEPENDENTS, {k: set(v) for k, v in parts[DEPENDENTS].items() if v},
+                                     parts[DEPENDENTS])
+    state.superseded_by = PartialMap(SUPERSEDED_BY, {k: set(v) for k, v in parts[SUPERSEDED_BY].items() if v},
+                                     parts[SUPERSEDED_BY])
+    flags: dict[str, FlagRecord] = _present(parts[FLAGS])
+    state.flags = PartialMap(FLAGS, flags, parts[FLAGS])
+    events: dict[str, tuple[DisputeEvent, ...]] = {k: v for k, v in parts[DISPUTES].items() if v}
+    state.dispute_events = PartialMap(DISPUTES, events, parts[DISPUTES])
+    state.open_disputes = {dispute_id(e): e for es in events.values() for e in es if e.open}
+    resolutions: dict[str, list[Resolution]] = {k: list(v) for k, v in parts[RESOLUTIONS].items() if v}
+    state.resolutions = PartialMap(RESOLUTIONS, resolutions, parts[RESOLUTIONS])
+    order = Order()
+    order.time = PartialMap(UNIT_TIME, _present(parts[UNIT_TIME]), parts[UNIT_TIME])
+    order.first = PartialMap(UNIT_FIRST, _present(parts[UNIT_FIRST]), parts[UNIT_FIRST])
+    order.preds = PartialMap(UNIT_PREDS, _present(parts[UNIT_PREDS]), parts[UNIT_PREDS])
+    state.order = order
+    state.by_subject = WriteOnlyIndex("by_subject")
+    state.by_scope = WriteOnlyIndex("by_scope")
+    state._expiry = WriteOnlyHeap()
+    return state
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What an application stopped for: one part at one key."""
+
+    part: str
+    key: Hashable
+
+
+@dataclass
+class RegionApplied:
+    """What applying the entry's knowledge operations did, each in turn, and what it read to do it."""
+
+    applied: list[Applied]
+    fetched: Fetched
+    rounds: int
+
+
+def apply_on_what_it_reads(knowledge_ops: list[Entry], fetched: Fetched | None = None
+                           ) -> Generator[Wanted, Mapping[str, Mapping[Any, Any]], RegionApplied]:
+    """Apply these knowledge entries (one journal entry's: itself, or an answer's operations at its position)
+    in turn on a scratch state, yielding each part it reads that has not been fetched and taking back what
+    the store holds, as a map from part to {key: what is there} (the key asked, and any more the caller
+    chose to send, of any part, so one round trip can bring what the next reads will ask for: a key with
+    None is known to be absent), until an application runs to its end. Returns what each entry applied, what
+    was fetched and how many applications it took. Raises what applying raises, and NeedMore for a part
+    the caller did not send when asked."""
+    fetched = fetched or Fetched()
+    for rounds in range(1, MAX_ROUNDS + 1):
+        state = scratch_state(fetched)
+        try:
+            applied = [state.apply(entry) for entry in knowledge_ops]
+        except NeedMore as missing:
+            if missing.key == WHOLE:
+                raise
+            found = yield Wanted(missing.part, missing.key)
+            if missing.key not in found.get(missing.part, {}):
+                raise NeedMore(missing.part, missing.key) from None
+            for part, entries in found.items():
+                fetched.add(part, entries)
+            continue
+        return RegionApplied(applied, fetched, rounds)
+    raise RuntimeError(f"an application on its region did not end in {MAX_ROUNDS} rounds")
+
+
+def _at(knowledge: KnowledgeState, part: str, key: Hashable) -> Any:
+    """The whole store's state at `key` of `part`: what a read of the graph gives there."""
+    order = knowledge.order
+    return {
+        ITEMS: lambda: knowledge.items.get(key),
+        ON_KEY: lambda: set(knowledge.by_key.get(key, ())),
+        DEPENDENTS: lambda: set(knowledge.dependents_of.get(key, ())),
+        SUPERSEDED_BY: lambda: set(knowledge.superseded_by.get(key, ())),
+        FLAGS: lambda: knowledge.flags.get(key),
+        DISPUTES: lambda: knowledge.dispute_events.get(key, ()),
+        RESOLUTIONS: lambda: list(knowledge.resolutions.get(key, ())),
+        UNIT_TIME: lambda: order.time.get(key),
+        UNIT_FIRST: lambda: order.first.get(key),
+        UNIT_PREDS: lambda: order.preds.get(key),
+    }[part]()
+
+
+def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
+    """What was asked, and with an item what the rules read next of it (as a graph read would bring it in
+    the same round trip): its key's items, disputes and resolutions, its dependents and superseders, its
+    unit's schedule and its flags."""
+    found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
+    rec = knowledge.items.get(key) if part == ITEMS else None
+    if rec is not None:
+        unit = unit_of(rec)
+        more = [(DEPENDENTS, rec.id), (SUPERSEDED_BY, rec.id), (UNIT_TIME, unit), (UNIT_FIRST, unit),
+                (UNIT_PREDS, unit), *((FLAGS, f) for f in rec.flags)]
+        if rec.key is not None:
+            more += [(ON_KEY, rec.key), (DISPUTES, rec.key), (RESOLUTIONS, rec.key)]
+        for other, at in more:
+            found.setdefault(other, {})[at] = _at(knowledge, other, at)
+    return found
+
+
+def apply_from_whole_state(knowledge: KnowledgeState, entry: Entry) -> RegionApplied:
+    """Apply one journal entry's knowledge operations on what they read, fetched from a whole store's
+    knowledge state (which it leaves as it was): the reference a read of the graph is checked against, and
+    what measures the reads a write needs."""
+    subs = [Entry(seq=entry.seq, op=op, by=entry.by, at=entry.at, payload=payload)
+            for op, payload in carried_ops(entry.op, entry.payload)]
+    steps = apply_on_what_it_reads(subs, Fetched(clock=knowledge.clock))
+    try:
+        wanted = next(steps)
+        while True:
+            wanted = steps.send(whole_state_answer(knowledge, wanted.part, wanted.key))
+    except StopIteration as done:
+        return done.value

@@ -1,0 +1,100 @@
+"""A knowledge entry applied on only what its rules read (knowledge.partial), each part fetched as it is
+asked for, does what it does on the whole store's state: the same projection and result, for every entry of
+random histories that exercise every knowledge operation; and what it reads is a small part of the
+component it sits in, which on the benchmark's mix is most of the store."""
+
+from __future__ import annotations
+
+import statistics
+import types
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+import pytest
+
+from graph_service.domain import Draft
+from graph_service.journal.chain import Entry
+from graph_service.knowledge import ops
+from graph_service.knowledge.as_of import knowledge_ops
+from graph_service.knowledge.partial import ITEMS, NeedMore, apply_from_whole_state
+from graph_service.questions.state import ANSWER_QUESTION
+from graph_service.state import StoreState
+from tests.integration.knowledge_histories import write_knowledge_history
+from tests.knowledge_applies import differences, plain, recording
+
+# Every operation whose rules read only what they reach must be checked at least once.
+CHECKED_OPS = {ops.ADD, ops.RETRACT, ops.ROLLBACK, ops.RECONFIRM, ops.USED, ops.FLAG, ops.END_FLAG,
+               ops.RESOLVE, ANSWER_QUESTION}
+
+
+class _PureJournal:
+    """Entries planned and applied one by one on a state, as the service's journal does, without a store."""
+
+    def __init__(self, state: StoreState) -> None:
+        self.state, self.entries = state, []  # type: ignore[var-annotated]
+
+    def write_batch(self, by: str, plans: Iterable[Callable[[], Draft]], batch_size: int = 0) -> int:
+        for plan in plans:
+            draft = plan()
+            entry = Entry(seq=len(self.entries) + 1, op=draft.op, by=by, at=1_700_000_000_000 + len(self.entries),
+                          payload=draft.payload, prev="", hash="")
+            self.state.apply(entry)
+            self.entries.append(entry)
+        return len(self.entries)
+
+
+def history(n: int, seed: int) -> list[Entry]:
+    service = types.SimpleNamespace(state=StoreState())
+    service.journal = _PureJournal(service.state)
+    write_knowledge_history(service, n, seed)  # type: ignore[arg-type]
+    return service.journal.entries
+
+
+@pytest.mark.parametrize("seed", [3, 17, 29, 41])
+def test_each_knowledge_entry_applied_on_what_it_reads_does_what_it_does_on_the_whole_store(seed: int) -> None:
+    whole = StoreState()
+    applies = recording(whole)
+    checked: Counter[str] = Counter()
+    whole_reads: Counter[str] = Counter()
+    for entry in history(150, seed):
+        carried = knowledge_ops(entry.op, entry.payload)
+        region = None
+        if carried:
+            try:
+                region = apply_from_whole_state(whole.knowledge, entry)
+            except NeedMore as wide:
+                whole_reads[entry.op] += 1
+                assert entry.op in (ops.TICK, ops.SNAPSHOT, ops.FLAG), (entry.seq, entry.op, wide)
+        del applies[:]
+        whole.apply(entry)
+        if region is None:
+            continue
+        assert len(region.applied) == len(applies), entry
+        for got_applied, (sub, projection, result) in zip(region.applied, applies, strict=True):
+            got = plain(got_applied.projection)
+            assert got == projection, (entry.seq, sub.op, differences(got, projection))
+            assert got_applied.result == result, (entry.seq, sub.op)
+        checked[entry.op] += 1
+    assert set(checked) >= CHECKED_OPS, (checked, whole_reads)
+
+
+def test_a_write_reads_a_small_part_of_its_component() -> None:
+    """On the benchmark's mix, whose facts chain into one component holding most items, an add or a
+    retraction reads a few items of it, early and late in a long history (medians of every fifth in each
+    window, against the component of the item learned last at the window's end)."""
+    from benchmarks.pure_apply import entries
+
+    whole = StoreState()
+    windows = {"early": (800, 1_300), "late": (3_500, 4_000)}
+    read: dict[str, list[int]] = {name: [] for name in windows}
+    component: dict[str, int] = {}
+    for entry in entries(4_000, 7):
+        for name, (start, end) in windows.items():
+            if start <= entry.seq < end and entry.op in (ops.ADD, ops.RETRACT) and entry.seq % 5 == 0:
+                read[name].append(apply_from_whole_state(whole.knowledge, entry).fetched.count(ITEMS))
+            if entry.seq == end - 1:
+                component[name] = len(whole.knowledge.component(list(whole.knowledge.items)[-1:]))
+        whole.apply(entry)
+    for name in windows:
+        assert component[name] > 150, component  # the mix: one component holds most items
+        assert statistics.median(read[name]) * 20 < component[name], (name, statistics.median(read[name]), component)
