@@ -11,8 +11,10 @@ time per entry, as service_shape does, and per named statement: calls, wall time
 processor time while it ran (the appender thread runs one statement at a time).
 
 `--profile` (Neo4j): the last full batch's statements also run under PROFILE, and the plan of each is
-printed: per operator the rows, db hits and time, and the statement's total db hits per entry. The
-query log records planning time, so `--query-log` shows how often and how long a statement is planned.
+printed: db hits and rows per operator type, the operators with the most db hits, and the statement's
+total db hits per entry. The server's processor time of each projection statement, in order, shows where
+one was planned again (a plan costs seconds, an execution tenths), beside the count of plans Neo4j's
+debug.log says it discarded as stale (statistics moved).
 Ratios come from one run; figures are medians over the rounds.
 """
 
@@ -67,6 +69,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
 
     stats: dict[str, list[float]] = {}  # name -> [calls, wall s, server cpu s]
     profiles: list[dict[str, Any]] = []
+    project_calls: list[float] = []  # the server's processor time of each projection statement
     profile_from = args.size - args.size % BATCH - BATCH + 1 if args.profile else None
     plain_run = graph.run
 
@@ -90,6 +93,8 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         entry[0] += 1
         entry[1] += wall
         entry[2] += cpu
+        if name.startswith("project_"):
+            project_calls.append(cpu)
         return rows
 
     graph.run = run  # type: ignore[method-assign]
@@ -102,7 +107,8 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         service.close()
     return {"written": written, "seconds": seconds, "server_cpu": server, "own_cpu": own,
-            "projected": head["projected"], "seq": head["seq"], "stats": stats, "profiles": profiles}
+            "projected": head["projected"], "seq": head["seq"], "stats": stats, "profiles": profiles,
+            "project_calls": project_calls}
 
 
 # ---- the parent: fresh servers, interleaved trees ------------------------------------------------
@@ -123,19 +129,6 @@ def load_once(tree: Path, args: argparse.Namespace, tmp: Path, tag: str) -> dict
     server = None
     if args.backend == "neo4j":
         server = LocalNeo4j(home / "neo4j", bolt_port=free_port(), http_port=None, die_with_parent=True)
-        if args.query_log:
-            original = server._write_config
-
-            def with_query_log() -> Path:
-                conf = original()
-                path = conf / "neo4j.conf"
-                text = path.read_text().replace("db.logs.query.enabled=OFF\n", "")
-                path.write_text(text + "db.logs.query.enabled=INFO\ndb.logs.query.threshold=0\n"
-                                "db.track_query_cpu_time=true\n"
-                                "db.logs.query.parameter_logging_enabled=false\n")
-                return conf
-
-            server._write_config = with_query_log  # type: ignore[method-assign]
         server.start()
         command += ["--uri", server.uri, "--server-pid", str(server.pid)]
     try:
@@ -143,32 +136,13 @@ def load_once(tree: Path, args: argparse.Namespace, tmp: Path, tag: str) -> dict
         if done.returncode != 0:
             raise RuntimeError(f"the load with {tree} failed:\n{done.stderr[-4000:]}")
         result = json.loads(done.stdout.strip().splitlines()[-1])
-        if server is not None and args.query_log:
-            result["query_log"] = planning_summary(home / "neo4j" / "logs" / "query.log")
+        if server is not None:
+            debug = (home / "neo4j" / "logs" / "debug.log").read_text(errors="replace")
+            result["stale_plans"] = debug.count("Discarded stale query from the query cache")
         return result
     finally:
         if server is not None:
             server.stop()
-
-
-def planning_summary(path: Path) -> dict[str, list[float]]:
-    """Per statement kind (its first comment line): [count, total planning ms, max planning ms]."""
-    import re
-
-    out: dict[str, list[float]] = {}
-    if not path.exists():
-        return out
-    for line in path.read_text(errors="replace").splitlines():
-        m = re.search(r"planning: (\d+), (?:cpu: \d+, )?waiting: \d+", line)
-        if not m:
-            continue
-        kind = "append" if "append consecutive" in line.lower() else (
-            "project" if "apply the graph changes" in line.lower() else "other")
-        entry = out.setdefault(kind, [0, 0.0, 0.0])
-        entry[0] += 1
-        entry[1] += int(m.group(1))
-        entry[2] = max(entry[2], int(m.group(1)))
-    return out
 
 
 def report(results: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -> None:
@@ -194,10 +168,10 @@ def report(results: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
         for stmt, (calls, wall, scpu) in sorted(per.items(), key=lambda kv: -kv[1][2]):
             print(f"      {stmt:28s} calls {calls:6.0f}  wall {wall:7.2f} s  server CPU {scpu:7.2f} s "
                   f"({scpu / runs[-1]['written'] * 1e3:.3f} ms/entry)")
-        if runs[-1].get("query_log"):
-            for kind, (count, total, longest) in runs[-1]["query_log"].items():
-                print(f"      query log {kind}: {count:.0f} statements, planning {total:.0f} ms in all, "
-                      f"longest {longest:.0f} ms")
+        for r in runs:
+            calls = ", ".join(f"{c:.2f}" for c in r["project_calls"])
+            print(f"      server CPU s per projection statement, in order: {calls}"
+                  + (f"; plans Neo4j discarded as stale: {r['stale_plans']}" if "stale_plans" in r else ""))
     names = list(results)
     if len(names) == 2:
         a, b = names
@@ -231,8 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="name=path of a source tree to load with (repeatable; default: this one)")
     parser.add_argument("--profile", action="store_true", help="PROFILE the last full batch's statements")
     parser.add_argument("--top", type=int, default=12, help="operators with the most db hits to show")
-    parser.add_argument("--query-log", action="store_true", help="Neo4j's query log: planning time per statement")
-    parser.add_argument("--keep", help="a new folder to keep the servers' stores and logs in (default: a temporary one)")
+    parser.add_argument("--keep", help="a new folder for the servers' stores and logs (default: a temporary one)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--uri", help=argparse.SUPPRESS)
