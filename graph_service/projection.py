@@ -97,12 +97,13 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
 
 
 def node_param(label: str) -> str:
-    """The statement parameter that carries the upserts of one label."""
+    """The list in the statement's `lists` parameter that carries the upserts of one label."""
     return f"n_{label}"
 
 
 def edge_param(kind: tuple[str, str, str]) -> str:
-    """The statement parameter that carries the edges of one (type, source label, target label)."""
+    """The list in the statement's `lists` parameter that carries the edges of one (type, source label,
+    target label)."""
     rel, src, dst = kind
     return f"e_{rel}_{src}_{dst}"
 
@@ -219,12 +220,19 @@ class Projection:
 
 
 def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any]:
-    """The parameters of `project_entries` for consecutive entries' projections, in journal order.
+    """The parameters of `project_entries` for consecutive entries' projections, in journal order:
+    `first`, `last` and `lists`, one map holding a list per allowed label and edge kind (`node_param`,
+    `edge_param`; empty lists where unused).
 
-    Every allowed label and edge kind is present (empty lists where unused). Upserts of one node
-    are folded into one, later properties over earlier: FalkorDB keeps only the first of several SETs
-    on one node within one statement, so the statement must never see a node twice. The node's
-    `writes` keep what each entry changed on it, in order ({seq, changes}: the properties that entry
+    One map rather than a parameter per list: Neo4j 5 keys its plan cache on the parameters' types and, for
+    a list, on its size class (measured on 5.26: an empty list becoming non-empty, or 1 row becoming 3 or 50,
+    planned the statement again), so a batch whose lists differed in size from every earlier one planned
+    project_entries' 41 clauses anew, 2 to 5 s of server processor time each: most of a bulk load's cost
+    (benchmarks/neo4j_bulk_profile.py). A map parameter is one type whatever it holds.
+
+    Upserts of one node are folded into one, later properties over earlier: FalkorDB keeps only the first
+    of several SETs on one node within one statement, so the statement must never see a node twice. The
+    node's `writes` keep what each entry changed on it, in order ({seq, changes}: the properties that entry
     set, as canonical JSON, a removed one as null): the node's history, stored on its WROTE edges (see
     graph_service.history). Edges are folded the same way; `seq` is the first entry that wrote one.
     """
@@ -238,16 +246,14 @@ def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any
         for e in projection.edges:
             edge = edges.setdefault((e.kind, e.src, e.dst), {"src": e.src, "dst": e.dst, "seq": seq, "props": {}})
             edge["props"].update(e.props)
-    params: dict[str, Any] = {node_param(label): [] for label in NODE_LABELS}
-    params.update({edge_param(kind): [] for kind in EDGE_KINDS})
+    lists: dict[str, list[dict[str, Any]]] = {node_param(label): [] for label in NODE_LABELS}
+    lists.update({edge_param(kind): [] for kind in EDGE_KINDS})
     for (label, node_id), row in nodes.items():
         row["writes"] = [{"seq": s, "changes": canonical_json(c)} for s, c in changes[(label, node_id)].items()]
-        params[node_param(label)].append(_removals_apart(row))
+        lists[node_param(label)].append(_removals_apart(row))
     for (kind, _, _), row in edges.items():
-        params[edge_param(kind)].append(_removals_apart(row))
-    params["first"] = projections[0][0]
-    params["last"] = projections[-1][0]
-    return params
+        lists[edge_param(kind)].append(_removals_apart(row))
+    return {"first": projections[0][0], "last": projections[-1][0], "lists": lists}
 
 
 def _removals_apart(row: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +269,7 @@ def _removals_apart(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def part_params(part: str) -> tuple[str, ...]:
-    """The list parameters of one statement of `PROJECTION_PARTS` (or of the whole, `project_entries`)."""
+    """The lists in `lists` of one statement of `PROJECTION_PARTS` (or of the whole, `project_entries`)."""
     if part == "project_entries":
         labels, kinds = NODE_LABELS, EDGE_KINDS
     else:
@@ -273,10 +279,12 @@ def part_params(part: str) -> tuple[str, ...]:
 
 def projection_statement(projections: list[tuple[int, Projection]]) -> tuple[str, dict[str, Any]]:
     """The named statement that writes these consecutive entries' projections, and its parameters:
-    the smallest of `PROJECTION_PARTS` holding every clause they use, else `project_entries`."""
+    the smallest of `PROJECTION_PARTS` holding every clause they use, else `project_entries`. A part
+    with no clauses (`project_marker`) takes no `lists`."""
     params = statement_params(projections)
-    used = {name for name, value in params.items() if isinstance(value, list) and value}
+    used = {name for name, value in params["lists"].items() if value}
     part = next((p for p in PROJECTION_PARTS if used <= set(part_params(p))), "project_entries")
-    chosen = {name: params[name] for name in part_params(part)}
-    chosen.update(first=params["first"], last=params["last"])
+    chosen: dict[str, Any] = {"first": params["first"], "last": params["last"]}
+    if part_params(part):
+        chosen["lists"] = {name: params["lists"][name] for name in part_params(part)}
     return part, chosen
