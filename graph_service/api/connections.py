@@ -11,9 +11,7 @@ from typing import Generic, TypeVar
 import strawberry
 
 from graph_service.api.journal_types import PageInfo
-from graph_service.api.pages import Page, encode_cursor, numbered, page_of
-
-__all__ = ["Connection", "Edge", "connection_of", "numbered", "paged"]
+from graph_service.api.pages import Page, encode_cursor, page_of
 
 T = TypeVar("T")
 
