@@ -483,18 +483,20 @@ def _concurrency(fig: Figures, base: str, clients: int, writes: int, service_pid
     fig.bar(f"writes/s with {clients} clients >= 3x with 1", many >= 3 * baseline)
 
 
-def _verify_while_serving(fig: Figures, base: str) -> None:
-    """/healthz while a verify runs in the same service (admin: the service runs open here)."""
+def healthz_while(base: str, query: str, variables: dict[str, Any] | None = None,
+                  timeout: float = VERIFY_TIMEOUT) -> tuple[float, list[float], dict[str, Any] | None]:
+    """POST `query` to the service at `base` and ask /healthz every 10 ms until it answers: its seconds,
+    every /healthz latency meanwhile (seconds), and its answer (None if it gave none)."""
     done = threading.Event()
     answers: list[dict[str, Any]] = []
 
-    def verify() -> None:
+    def ask() -> None:
         try:
-            answers.append(post(base, "{ verify { ok projectionOk } }", timeout=VERIFY_TIMEOUT))
+            answers.append(post(base, query, variables, timeout=timeout))
         finally:
             done.set()
 
-    thread = threading.Thread(target=verify)
+    thread = threading.Thread(target=ask)
     started = time.perf_counter()
     thread.start()
     health: list[float] = []
@@ -504,7 +506,13 @@ def _verify_while_serving(fig: Figures, base: str) -> None:
         health.append(time.perf_counter() - t0)
         time.sleep(0.01)
     thread.join()
-    seconds = time.perf_counter() - started
+    return time.perf_counter() - started, health, answers[0] if answers else None
+
+
+def _verify_while_serving(fig: Figures, base: str) -> None:
+    """/healthz while a verify runs in the same service (admin: the service runs open here)."""
+    seconds, health, answer = healthz_while(base, "{ verify { ok projectionOk } }")
+    answers = [] if answer is None else [answer]
     ordered = sorted(health) or [float("nan")]
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3
     ok = bool(answers) and answers[0].get("data", {}).get("verify") == {"ok": True, "projectionOk": True}

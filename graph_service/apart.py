@@ -1,8 +1,9 @@
 """Whole-journal work run by a Python process of its own, connected to the same store.
 
 Why: verify, rebuild, redecide, a PROV document, and the fingerprint, report, decision snapshot or open
-questions as of a past position each read the whole journal (or the whole graph's history) and fold it
-in pure Python. Run in a worker thread of the serving process, that work holds the interpreter lock for
+questions as of a past position, and the pages of disputes, flags, questions, unknowns, items (a filter
+naming no ids) and beliefs as of one, each read the whole journal (or the whole graph's history) and
+fold it in pure Python. Run in a worker thread of the serving process, that work holds the interpreter lock for
 its length, so every other request, /healthz too, waits on it in turns (measured for verify: /healthz
 p99 84-146 ms); run on the event loop, as the as-of folds were, it holds up every request for its whole
 length. A child connects to the store the service serves (`GraphPort.connection()`), does the job and
@@ -10,7 +11,9 @@ hands back its answer as one JSON line; the service waits for it in a worker thr
 event loop nothing.
 
 A job is a function of the graph and plain JSON arguments that returns plain JSON (JOBS). A UserError
-the job raises (NotFound for a skipped id, say) comes back as the same error, with its field.
+the job raises (NotFound for a skipped id, a cursor of another list) comes back as the same error, with
+its field. A list read's job cuts its page there (graph_service.api.read_pages, the same code as the
+read now) and hands back only the page's records; the resolver builds the GraphQL types from them.
 """
 
 from __future__ import annotations
@@ -104,6 +107,70 @@ def open_questions_as_of_job(graph: GraphPort, as_of: int) -> list[dict[str, Any
     return open_question_rows(knowledge, questions_from_history(graph, as_of))
 
 
+def disputes_as_of_job(graph: GraphPort, as_of: int, first: int | None, after: str | None) -> dict[str, Any]:
+    """The page disputes(first, after) shows at `as_of` (a checked position), from every dispute's
+    history: read_pages.dispute_page as Page.as_json, each dispute as read_pages.record_json."""
+    from graph_service.api.knowledge_as_of import DISPUTES, knowledge_from_history
+    from graph_service.api.read_pages import dispute_page, record_json
+
+    knowledge = knowledge_from_history(graph, as_of, frozenset({DISPUTES}))
+    return dispute_page(knowledge, first, after).as_json(record_json)
+
+
+def flags_as_of_job(graph: GraphPort, as_of: int, pending: bool | None, first: int | None,
+                    after: str | None) -> dict[str, Any]:
+    """The page flags(pending, first, after) shows at `as_of` (a checked position): the flags raised by
+    then, pending or ended as they were then, with what they covered (every flag's history), as
+    read_pages.flag_page gives it, in Page.as_json."""
+    from graph_service.api.knowledge_as_of import FLAGS, knowledge_from_history
+    from graph_service.api.read_pages import flag_page, record_json
+
+    knowledge = knowledge_from_history(graph, as_of, frozenset({FLAGS}))
+    return flag_page(knowledge, pending, first, after).as_json(record_json)
+
+
+def questions_as_of_job(graph: GraphPort, as_of: int, answered: bool | None, first: int | None,
+                        after: str | None) -> dict[str, Any]:
+    """The page questions(answered, first, after) shows at `as_of` (a checked position), from every
+    question's history: read_pages.question_page in Page.as_json."""
+    from graph_service.api.knowledge_as_of import questions_from_history
+    from graph_service.api.read_pages import question_page, record_json
+
+    return question_page(questions_from_history(graph, as_of), answered, first, after).as_json(record_json)
+
+
+def unknowns_as_of_job(graph: GraphPort, as_of: int, answered: bool | None, first: int | None,
+                       after: str | None) -> dict[str, Any]:
+    """The page unknowns(answered, first, after) shows at `as_of` (a checked position), from every
+    unknown's history: read_pages.unknown_page in Page.as_json."""
+    from graph_service.api.knowledge_as_of import questions_from_history
+    from graph_service.api.read_pages import record_json, unknown_page
+
+    return unknown_page(questions_from_history(graph, as_of), answered, first, after).as_json(record_json)
+
+
+def items_as_of_job(graph: GraphPort, as_of: int, given: dict[str, Any], size: int,
+                    after: str | None) -> dict[str, Any]:
+    """The page items(filter, first, after) shows at `as_of` (a checked position) for a filter naming no
+    ids (`given`: KnowledgeState.find's filters): every item's history, the flags and the clock then, as
+    read_pages.item_page gives it, in ItemPage.as_json."""
+    from graph_service.api.knowledge_as_of import CLOCK, FLAGS, ITEMS, knowledge_from_history
+    from graph_service.api.read_pages import item_page
+
+    knowledge = knowledge_from_history(graph, as_of, frozenset({ITEMS, FLAGS, CLOCK}))
+    return item_page(knowledge, given, size, after).as_json()
+
+
+def beliefs_as_of_job(graph: GraphPort, as_of: int, **page: Any) -> dict[str, Any]:
+    """The page beliefs(filter, orderBy, first, after) shows at `as_of` (a checked position): every belief
+    created by then, as its history says it was then, through beliefs.as_of.belief_page(**page); its
+    fields as plain JSON ({rows: [[key, properties]], more, total})."""
+    from graph_service.beliefs.as_of import belief_page, beliefs_then
+
+    found = belief_page(beliefs_then(graph, as_of), **page)
+    return {"rows": [[key, props] for key, props in found.rows], "more": found.more, "total": found.total}
+
+
 # Each is called as job(graph, **args) in the child and returns plain JSON.
 JOBS: dict[str, Callable[..., Any]] = {
     "verify": verify_job,
@@ -114,6 +181,12 @@ JOBS: dict[str, Callable[..., Any]] = {
     "report_as_of": report_as_of_job,
     "snapshot_as_of": snapshot_as_of_job,
     "open_questions_as_of": open_questions_as_of_job,
+    "disputes_as_of": disputes_as_of_job,
+    "flags_as_of": flags_as_of_job,
+    "questions_as_of": questions_as_of_job,
+    "unknowns_as_of": unknowns_as_of_job,
+    "items_as_of": items_as_of_job,
+    "beliefs_as_of": beliefs_as_of_job,
 }
 
 

@@ -15,11 +15,14 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.types.nodes import SelectedField, Selection
 
+from graph_service.apart import run_apart
 from graph_service.api.arguments import After, BeliefId, First
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.journal_types import PageInfo, page_size
+from graph_service.api.journal_types import PageInfo
+from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
+from graph_service.api.pages import page_size
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
 from graph_service.api.vocabularies import (
@@ -32,7 +35,7 @@ from graph_service.api.vocabularies import (
     RootKind,
     plain,
 )
-from graph_service.beliefs.as_of import WalkNode, belief_page, live_then, props_then, walk_node
+from graph_service.beliefs.as_of import WalkNode, live_then, props_then, walk_node
 from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
 from graph_service.history import HistoryMissing, check_position
@@ -537,21 +540,6 @@ def detail_then(service: Service, row: dict[str, Any], as_of: int) -> tuple[dict
     return props, BeliefDetail.of(row, as_of, state_of) if props is not None else BeliefDetail.of(None)
 
 
-def beliefs_then(service: Service, as_of: int) -> list[dict[str, Any]]:
-    """Every belief created by position `as_of`, with its properties as its history says they were then.
-
-    The head's page is read with the graph's own ordering; as of a position the states then are not
-    properties to order by, so every belief created by then is folded from its history (one statement,
-    one row per belief) and filtered and ordered here: the cost grows with the beliefs written by then
-    and their writes, not with the page."""
-    found = []
-    for row in service.graph.run("every_belief_history_upto", {"upto": as_of}):
-        props = props_then(row["writes"], as_of)
-        if props is not None:
-            found.append(props)
-    return found
-
-
 def _belief_then(props: dict[str, Any], as_of: int) -> Belief:
     # Its evidence, breakdown, families, versions and assertions fields answer as of the position too.
     belief = Belief.of(props)
@@ -612,7 +600,7 @@ class BeliefQuery:
 
     @strawberry.field(description="Beliefs by filter, ordered by confidence, a page at a time (first ≤ 500).")
     @user_errors
-    def beliefs(self, info: strawberry.Info[Any, Any],
+    async def beliefs(self, info: strawberry.Info[Any, Any],
                 filter: Annotated[BeliefFilter | None, strawberry.argument(
                     description="Only the beliefs matching it; null: every belief.")] = None,
                 order_by: Annotated[BeliefOrder, strawberry.argument(
@@ -637,12 +625,15 @@ class BeliefQuery:
             total = service.graph.run("belief_count", params)[0]["total"]
         else:
             check_position(as_of, service.journal.seq)
-            page = belief_page(beliefs_then(service, as_of), **params,
-                               descending=order_by is BeliefOrder.CONFIDENCE_DESC, after_key=after_key,
-                               after_id=after_id, limit=size)
+            # Every belief created by then, folded from its history: in a process of its own
+            # (graph_service.apart), off the event loop; the page's rows come back.
+            page = await off_the_loop(lambda: run_apart(
+                service.graph, "beliefs_as_of", as_of=as_of, **params,
+                descending=order_by is BeliefOrder.CONFIDENCE_DESC, after_key=after_key, after_id=after_id,
+                limit=size), "past")
             edges = [BeliefEdge(cursor=encode_cursor(key, props["id"]), node=_belief_then(props, as_of))
-                     for key, props in page.rows]
-            more, total = page.more, page.total
+                     for key, props in page["rows"]]
+            more, total = page["more"], page["total"]
         return BeliefConnection(
             edges=edges,
             page_info=PageInfo(has_next_page=more, has_previous_page=after is not None,

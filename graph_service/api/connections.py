@@ -1,16 +1,17 @@
 """Relay connections over lists the service holds in order (questions, unknowns): a page of edges,
-`pageInfo`, and `totalCount`, the number of nodes matching however the pages are cut."""
+`pageInfo`, and `totalCount`, the number of nodes matching however the pages are cut. Which nodes a
+page holds is cut by graph_service.api.pages (plain data, also cut in a process of its own for an as-of
+read); the connection is built from that Page here."""
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Generic, TypeVar
 
 import strawberry
 
-from graph_service.api.journal_types import PageInfo, page_size
-from graph_service.errors import UserError
+from graph_service.api.journal_types import PageInfo
+from graph_service.api.pages import Page, encode_cursor, page_of
 
 T = TypeVar("T")
 
@@ -28,40 +29,18 @@ class Connection(Generic[T]):
     total_count: int = strawberry.field(description="How many nodes match, across every page.")
 
 
-def _encode(kind: str, position: int) -> str:
-    return base64.b64encode(f"{kind}:{position}".encode()).decode()
-
-
-def _decode(kind: str, cursor: str | None) -> int:
-    """The position after which the page starts; 0 for none; UserError for a cursor not of this list."""
-    if cursor is None:
-        return 0
-    try:
-        text = base64.b64decode(cursor.encode(), validate=True).decode()
-        name, _, position = text.partition(":")
-        if name != kind or not position.isdigit():
-            raise ValueError
-        return int(position)
-    except ValueError:
-        raise UserError(f"after: {cursor!r} is not a {kind} cursor", field="after") from None
-
-
-def paged(kind: str, numbered: Sequence[tuple[int, T]], first: int | None, after: str | None) -> Connection[T]:
-    """The page after the cursor `after` of `numbered`: (position in the whole list, node) pairs, filtered,
-    in order. A cursor is a position in the whole list, which only grows at the end, so it names the same
-    place on every later read, however a filter's matches change."""
-    size, start = page_size(first), _decode(kind, after)
-    rest = [(position, node) for position, node in numbered if position > start]
-    edges = [Edge(cursor=_encode(kind, position), node=node) for position, node in rest[:size]]
+def connection_of(kind: str, page: Page[T]) -> Connection[T]:
+    """The connection showing `page` of a list of `kind`: an edge per row, its cursor naming the row's place."""
+    edges = [Edge(cursor=encode_cursor(kind, position), node=node) for position, node in page.rows]
     return Connection(
         edges=edges,
-        page_info=PageInfo(has_next_page=len(rest) > size, has_previous_page=len(rest) < len(numbered),
+        page_info=PageInfo(has_next_page=page.more, has_previous_page=page.earlier,
                            start_cursor=edges[0].cursor if edges else None,
                            end_cursor=edges[-1].cursor if edges else None),
-        total_count=len(numbered),
+        total_count=page.total,
     )
 
 
-def numbered(nodes: Sequence[T], keep: Callable[[T], bool]) -> list[tuple[int, T]]:
-    """The nodes `keep` keeps, each with its 1-based position in `nodes`."""
-    return [(position, node) for position, node in enumerate(nodes, 1) if keep(node)]
+def paged(kind: str, numbered: Sequence[tuple[int, T]], first: int | None, after: str | None) -> Connection[T]:
+    """The connection of the page after the cursor `after` of `numbered` (see pages.page_of)."""
+    return connection_of(kind, page_of(kind, numbered, first, after))

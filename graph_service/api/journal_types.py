@@ -13,12 +13,11 @@ from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
+from graph_service.api.pages import page_size
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
 
-MAX_PAGE = 500
-DEFAULT_PAGE = 50
 _CURSOR_PREFIX = "entry:"
 
 
@@ -40,14 +39,6 @@ def decode_cursor(cursor: str | None) -> int:
         return seq
     except ValueError:
         raise UserError(f"after: {cursor!r} is not a journal cursor", field="after") from None
-
-
-def page_size(first: int | None) -> int:
-    if first is None:
-        return DEFAULT_PAGE
-    if first < 1 or first > MAX_PAGE:
-        raise UserError(f"first must be between 1 and {MAX_PAGE}, got {first}", field="first")
-    return first
 
 
 @strawberry.type(description="One journal entry: a write, chained to its predecessor by hash.")

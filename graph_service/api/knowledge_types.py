@@ -12,13 +12,12 @@ from strawberry.scalars import JSON
 
 from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First, ItemId, Why
-from graph_service.api.connections import Connection, numbered, paged
+from graph_service.api.connections import Connection, connection_of
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.journal_types import PageInfo, page_size
+from graph_service.api.journal_types import PageInfo
 from graph_service.api.knowledge_as_of import (
     CLOCK,
-    DISPUTES,
     FLAGS,
     ITEMS,
     knowledge_as_of,
@@ -26,6 +25,8 @@ from graph_service.api.knowledge_as_of import (
 )
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
+from graph_service.api.pages import Page, page_size
+from graph_service.api.read_pages import ItemPage, dispute_of, dispute_page, flag_of, flag_page, item_page
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
@@ -34,7 +35,6 @@ from graph_service.knowledge import planning
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, dispute_id, question_text
 from graph_service.knowledge.rules import DisputeEvent
-from graph_service.knowledge.state import KnowledgeState
 from graph_service.service import Service
 from graph_service.state import StoreState, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, as_of_steps, walk
@@ -305,9 +305,9 @@ def _items_as_of(service: Service, ids: list[str], as_of: int) -> dict[str, Item
     return found
 
 
-def _found_item(knowledge: KnowledgeState, props: dict[str, Any], as_of: int | None) -> Item:
-    """An item of a read over `knowledge` (now, or as of a position), with its staleness there."""
-    item = Item.of(props, knowledge.stale_reasons(props["id"]))
+def _found_item(props: dict[str, Any], reasons: list[str], as_of: int | None) -> Item:
+    """An item of a read (now, or as of a position `as_of`), with its staleness there (`reasons`)."""
+    item = Item.of(props, reasons)
     item.as_of = as_of
     return item
 
@@ -470,7 +470,7 @@ class KnowledgeQuery:
 
     @strawberry.field(description="Items matching a filter, by id, a page at a time (first ≤ 500).")
     @user_errors
-    def items(self, info: strawberry.Info[Any, Any],
+    async def items(self, info: strawberry.Info[Any, Any],
               filter: Annotated[ItemFilter | None, strawberry.argument(
                   description="Only the items matching it; null: every item.")] = None,
               first: First = None, after: After = None, as_of: ReadAsOf = None) -> ItemConnection:
@@ -480,19 +480,22 @@ class KnowledgeQuery:
         assert set(given) <= set(FIND_FILTERS)
         if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
             raise UserError("filter.scope must be an object", field="scope")
-        knowledge = service.state.knowledge
-        if as_of is not None:  # the same find over the items, flags and clock as they were then
-            ids = None if given.get("ids") is None else list(dict.fromkeys(given["ids"]))
-            knowledge = knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=ids)
-        found = [r for r in knowledge.find(**given) if after is None or r["id"] > after]
-        page = found[:size]
-        edges = [ItemEdge(cursor=r["id"], node=_found_item(knowledge, r, as_of)) for r in page]
+        if as_of is None:
+            page = item_page(service.state.knowledge, given, size, after)
+        elif given.get("ids") is not None:  # the same find over the named items, their flags and the clock then
+            ids = list(dict.fromkeys(given["ids"]))
+            page = item_page(knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=ids), given,
+                             size, after)
+        else:  # over every item's history, the flags and the clock then: in a process of its own
+            check_position(as_of, service.journal.seq)  # (graph_service.apart), off the event loop
+            page = ItemPage.from_json(await off_the_loop(lambda: run_apart(
+                service.graph, "items_as_of", as_of=as_of, given=given, size=size, after=after), "past"))
+        edges = [ItemEdge(cursor=props["id"], node=_found_item(props, reasons, as_of)) for props, reasons in page.rows]
         start, end = (edges[0].cursor, edges[-1].cursor) if edges else (None, None)
-        every = len(found) if after is None else len(knowledge.find(**given))
         return ItemConnection(edges=edges,
-                              page_info=PageInfo(has_next_page=len(found) > size, has_previous_page=every > len(found),
+                              page_info=PageInfo(has_next_page=page.more, has_previous_page=page.earlier,
                                                  start_cursor=start, end_cursor=end),
-                              total_count=every, has_next_page=len(found) > size, end_cursor=end)
+                              total_count=page.total, has_next_page=page.more, end_cursor=end)
 
     @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
     @user_errors
@@ -551,33 +554,36 @@ class KnowledgeQuery:
     @strawberry.field(description="The open disputes, oldest first, a page at a time (first ≤ 500); one "
                                   "question to a person each.")
     @user_errors
-    def disputes(self, info: strawberry.Info[Any, Any], first: First = None, after: After = None,
-                 as_of: ReadAsOf = None) -> Connection[Dispute]:
+    async def disputes(self, info: strawberry.Info[Any, Any], first: First = None, after: After = None,
+                       as_of: ReadAsOf = None) -> Connection[Dispute]:
         service = caught_up(info)
-        knowledge = service.state.knowledge
-        if as_of is not None:
-            knowledge = knowledge_as_of(service, as_of, frozenset({DISPUTES}))
-        events = sorted(knowledge.open_disputes.values(), key=lambda e: (e.opened_at, e.key))
-        # A dispute's place is the journal position it opened at: a later read keeps it even when disputes
-        # before it close or a retraction reopens an older one. Unique, as one entry asserts or resolves on
-        # at most one key, and a key's disputes open one after another.
-        page = paged("dispute", [(e.opened_at, Dispute.of(e)) for e in events], first, after)
-        return _items_then(service, page, as_of, lambda dispute: dispute.items)
+        if as_of is None:
+            page = dispute_page(service.state.knowledge, first, after)
+        else:
+            check_position(as_of, service.journal.seq)
+            # Every dispute's history then: in a process of its own (graph_service.apart), off the event loop.
+            page = Page.from_json(await off_the_loop(lambda: run_apart(
+                service.graph, "disputes_as_of", as_of=as_of, first=first, after=after), "past"), dispute_of)
+        return _items_then(service, connection_of("dispute", page.map(Dispute.of)), as_of,
+                           lambda dispute: dispute.items)
 
     @strawberry.field(description="Flags in the order raised, a page at a time (first ≤ 500); pending: only "
                                   "pending (true) or ended (false) ones.")
     @user_errors
-    def flags(self, info: strawberry.Info[Any, Any],
-              pending: Annotated[bool | None, strawberry.argument(
-                  description="true: only pending flags; false: only ended ones; null: every flag.")] = None,
-              first: First = None, after: After = None, as_of: ReadAsOf = None) -> Connection[Flag]:
+    async def flags(self, info: strawberry.Info[Any, Any],
+                    pending: Annotated[bool | None, strawberry.argument(
+                        description="true: only pending flags; false: only ended ones; null: every flag.")] = None,
+                    first: First = None, after: After = None, as_of: ReadAsOf = None) -> Connection[Flag]:
         service = caught_up(info)
-        knowledge = service.state.knowledge
-        if as_of is not None:  # the flags raised by then, pending or ended as they were then
-            knowledge = knowledge_as_of(service, as_of, frozenset({FLAGS}))
-        every = [Flag.of(f) for f in knowledge.flags.values()]
-        page = paged("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
-        return _items_then(service, page, as_of, lambda flag: flag.covers)
+        if as_of is None:
+            page = flag_page(service.state.knowledge, pending, first, after)
+        else:  # the flags raised by then, pending or ended as they were then
+            check_position(as_of, service.journal.seq)
+            # Every flag's history then: in a process of its own (graph_service.apart), off the event loop.
+            page = Page.from_json(await off_the_loop(lambda: run_apart(
+                service.graph, "flags_as_of", as_of=as_of, pending=pending, first=first, after=after), "past"),
+                flag_of)
+        return _items_then(service, connection_of("flag", page.map(Flag.of)), as_of, lambda flag: flag.covers)
 
     @strawberry.field(description="Must this item be re-confirmed? Read from pending flags and the clock.")
     @user_errors

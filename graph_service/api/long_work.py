@@ -14,7 +14,8 @@ from graph_service.errors import UserError
 
 T = TypeVar("T")
 # Admin work (verify, rebuild, redecide, PROV) one at a time; a reader's fold of the past (a fingerprint,
-# report or snapshot as of a position) beside it, two at a time, so it never queues behind a verify.
+# report, snapshot, open questions or a list's page as of a position) beside it, two at a time, so it
+# never queues behind a verify.
 _limiters: dict[str, anyio.CapacityLimiter] = {}
 _CAPACITY = {"admin": 1, "past": 2}
 

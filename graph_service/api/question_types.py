@@ -4,20 +4,22 @@ effect on the knowledge store is written in the answer's own journal entry."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 import strawberry
 from strawberry.scalars import JSON
 
 from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First
-from graph_service.api.connections import Connection, numbered, paged
+from graph_service.api.connections import Connection, connection_of, paged
 from graph_service.api.context import author_of, caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
-from graph_service.api.knowledge_as_of import questions_from_history
 from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
+from graph_service.api.pages import Page
+from graph_service.api.read_pages import question_of, question_page, unknown_of, unknown_page
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
 from graph_service.history import check_position
@@ -25,8 +27,10 @@ from graph_service.questions import plans
 from graph_service.questions.candidates import Score
 from graph_service.questions.ranking import open_question_rows
 from graph_service.questions.select import Selection
-from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
+from graph_service.questions.state import QuestionRecord, UnknownRecord
 from graph_service.service import Service
+
+R = TypeVar("R")
 
 
 @strawberry.type(description="Why a target ranks where it does: what rests on it, then its age, then its id.")
@@ -185,15 +189,17 @@ QuestionsAsOf = Annotated[Long | None, strawberry.argument(
                 "declared and answered by then. Null: now.")]
 
 
-def question_state_as_of(service: Service, as_of: int) -> QuestionState:
-    """The question side of the store as the graph's history says it was at position `as_of` (what a replay
-    up to there holds; see graph_service.questions.as_of): the caller has caught up."""
+async def _page_of(service: Service, cut: Callable[..., Page[R]], job: str, record_of: Callable[[Any], R],
+                   as_of: int | None, **asked: Any) -> Page[R]:
+    """The page of records `cut(questions, **asked)` gives of the question side of the store now; as of a
+    position, the page the apart `job` cuts (with `cut`) from the graph's history then, its records rebuilt
+    by `record_of`: every question's and unknown's history is read, in a process of its own
+    (graph_service.apart), off the event loop. The caller has caught up."""
+    if as_of is None:
+        return cut(service.state.questions, **asked)
     check_position(as_of, service.journal.seq)
-    return questions_from_history(service.graph, as_of)
-
-
-def _questions_of(service: Service, as_of: int | None) -> QuestionState:
-    return service.state.questions if as_of is None else question_state_as_of(service, as_of)
+    return Page.from_json(await off_the_loop(lambda: run_apart(service.graph, job, as_of=as_of, **asked), "past"),
+                          record_of)
 
 
 @strawberry.type
@@ -222,22 +228,20 @@ class QuestionQuery:
     @strawberry.field(description="Questions in the order asked, a page at a time (first ≤ 500); answered: "
                                   "only answered (true) or open (false).")
     @user_errors
-    def questions(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
-                  after: After = None, as_of: QuestionsAsOf = None) -> Connection[Question]:
-        service = caught_up(info)
-        every = _questions_of(service, as_of).questions()
-        return paged("question", numbered([Question.of(q) for q in every],
-                                          lambda q: answered is None or q.answered == answered), first, after)
+    async def questions(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
+                        after: After = None, as_of: QuestionsAsOf = None) -> Connection[Question]:
+        page = await _page_of(caught_up(info), question_page, "questions_as_of", question_of, as_of,
+                              answered=answered, first=first, after=after)
+        return connection_of("question", page.map(Question.of))
 
     @strawberry.field(description="Declared unknowns in the order declared, a page at a time (first ≤ 500); "
                                   "answered filters them.")
     @user_errors
-    def unknowns(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
-                 after: After = None, as_of: QuestionsAsOf = None) -> Connection[Unknown]:
-        service = caught_up(info)
-        every = _questions_of(service, as_of).unknowns()
-        return paged("unknown", numbered([Unknown.of(u) for u in every],
-                                         lambda u: answered is None or u.answered == answered), first, after)
+    async def unknowns(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
+                       after: After = None, as_of: QuestionsAsOf = None) -> Connection[Unknown]:
+        page = await _page_of(caught_up(info), unknown_page, "unknowns_as_of", unknown_of, as_of,
+                              answered=answered, first=first, after=after)
+        return connection_of("unknown", page.map(Unknown.of))
 
 
 @strawberry.type

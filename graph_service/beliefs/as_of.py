@@ -1,6 +1,8 @@
 """Belief reads as of a journal position, from the nodes' histories the graph keeps (graph_service.history):
 a node's properties then, a page of beliefs by confidence over their states then, and what a belief walk
-says of each node it reaches. Pure: the callers read the histories, these functions fold them."""
+says of each node it reaches. Pure but for beliefs_then, which reads every belief's history from a graph
+(so a process of its own can: graph_service.apart); the other callers read the histories, these functions
+fold them."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph_service.history import HistoryMissing, node_states
+from graph_service.storage.port import GraphPort
 
 CONFIDENCE_KEY_UNITS = 1_000_000_000
 """A page's keyset key is the confidence in units of 1e-9 (cypher/belief_page_confidence_*.cypher)."""
@@ -42,6 +45,21 @@ class BeliefPage:
     rows: list[tuple[int, dict[str, Any]]]
     more: bool
     total: int
+
+
+def beliefs_then(graph: GraphPort, as_of: int) -> list[dict[str, Any]]:
+    """Every belief created by position `as_of`, with its properties as its history says they were then.
+
+    The head's page is read with the graph's own ordering; as of a position the states then are not
+    properties to order by, so every belief created by then is folded from its history (one statement,
+    one row per belief) and filtered and ordered by belief_page: the cost grows with the beliefs written
+    by then and their writes, not with the page."""
+    found = []
+    for row in graph.run("every_belief_history_upto", {"upto": as_of}):
+        props = props_then(row["writes"], as_of)
+        if props is not None:
+            found.append(props)
+    return found
 
 
 def matches(props: Mapping[str, Any], status: str | None, subject: str | None, kind: str | None) -> bool:

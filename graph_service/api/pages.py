@@ -1,0 +1,89 @@
+"""Pages of lists held in order, as plain data: which nodes a page holds and at which places, whether
+more follow or precede, and how many match in all. The GraphQL connections are built from a Page on the
+event loop (graph_service.api.connections); graph_service.apart's as-of reads cut the same Page in a
+process of their own and hand it back as JSON. Nothing here imports strawberry, so the child does not
+pay for it."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from graph_service.errors import UserError
+
+T = TypeVar("T")
+U = TypeVar("U")
+MAX_PAGE = 500
+DEFAULT_PAGE = 50
+
+
+def page_size(first: int | None) -> int:
+    """How many nodes a page of `first` holds (DEFAULT_PAGE for none); UserError unless 1 to MAX_PAGE."""
+    if first is None:
+        return DEFAULT_PAGE
+    if first < 1 or first > MAX_PAGE:
+        raise UserError(f"first must be between 1 and {MAX_PAGE}, got {first}", field="first")
+    return first
+
+
+def encode_cursor(kind: str, position: int) -> str:
+    """The cursor naming place `position` of a list of `kind` (base64 of "kind:position")."""
+    return base64.b64encode(f"{kind}:{position}".encode()).decode()
+
+
+def decode_cursor(kind: str, cursor: str | None) -> int:
+    """The position after which the page starts; 0 for none; UserError for a cursor not of this list."""
+    if cursor is None:
+        return 0
+    try:
+        text = base64.b64decode(cursor.encode(), validate=True).decode()
+        name, _, position = text.partition(":")
+        if name != kind or not position.isdigit():
+            raise ValueError
+        return int(position)
+    except ValueError:
+        raise UserError(f"after: {cursor!r} is not a {kind} cursor", field="after") from None
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page: its (position in the whole list, node) rows in order, whether rows follow it (`more`) or
+    matching rows precede it (`earlier`), and how many rows match in all (`total`)."""
+
+    rows: list[tuple[int, T]]
+    more: bool
+    earlier: bool
+    total: int
+
+    def map(self, node_of: Callable[[T], U]) -> Page[U]:
+        """The same page with every node turned by `node_of` (its places kept)."""
+        return Page([(position, node_of(node)) for position, node in self.rows], self.more, self.earlier,
+                    self.total)
+
+    def as_json(self, plain: Callable[[T], Any]) -> dict[str, Any]:
+        """The page as plain JSON, each node as `plain` gives it (what an apart job hands back)."""
+        return {"rows": [[position, plain(node)] for position, node in self.rows], "more": self.more,
+                "earlier": self.earlier, "total": self.total}
+
+    @staticmethod
+    def from_json(answer: dict[str, Any], node_of: Callable[[Any], U]) -> Page[U]:
+        """The page `as_json` gave, each node rebuilt by `node_of` from its plain JSON."""
+        return Page([(int(position), node_of(node)) for position, node in answer["rows"]], bool(answer["more"]),
+                    bool(answer["earlier"]), int(answer["total"]))
+
+
+def page_of(kind: str, numbered: Sequence[tuple[int, T]], first: int | None, after: str | None) -> Page[T]:
+    """The page after the cursor `after` of `numbered`: (position in the whole list, node) pairs, filtered,
+    in order. A cursor is a position in the whole list, which only grows at the end, so it names the same
+    place on every later read, however a filter's matches change. UserError (field first or after, in that
+    order) for a page size or cursor this list does not take."""
+    size, start = page_size(first), decode_cursor(kind, after)
+    rest = [(position, node) for position, node in numbered if position > start]
+    return Page(rows=rest[:size], more=len(rest) > size, earlier=len(rest) < len(numbered), total=len(numbered))
+
+
+def numbered(nodes: Sequence[T], keep: Callable[[T], bool]) -> list[tuple[int, T]]:
+    """The nodes `keep` keeps, each with its 1-based position in `nodes`."""
+    return [(position, node) for position, node in enumerate(nodes, 1) if keep(node)]

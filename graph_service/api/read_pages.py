@@ -1,0 +1,107 @@
+"""The pages the list reads cut (disputes, flags, questions, unknowns, items), from a knowledge or
+question state now or as of a position, with the records as plain JSON and back.
+
+One definition of each read's order, filter and cursor, used on the event loop for now and by
+graph_service.apart's as-of jobs in a process of their own (which fold the graph's history first); the
+resolvers build their GraphQL types from the page's records on the loop. Nothing here imports strawberry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from graph_service.api.pages import Page, numbered, page_of
+from graph_service.knowledge.records import FlagRecord
+from graph_service.knowledge.rules import DisputeEvent
+from graph_service.knowledge.state import KnowledgeState
+from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
+
+
+def dispute_page(knowledge: KnowledgeState, first: int | None, after: str | None) -> Page[DisputeEvent]:
+    """The page of open disputes, oldest first (then by key), after the cursor `after`."""
+    events = sorted(knowledge.open_disputes.values(), key=lambda e: (e.opened_at, e.key))
+    # A dispute's place is the journal position it opened at: a later read keeps it even when disputes
+    # before it close or a retraction reopens an older one. Unique, as one entry asserts or resolves on
+    # at most one key, and a key's disputes open one after another.
+    return page_of("dispute", [(e.opened_at, e) for e in events], first, after)
+
+
+def flag_page(knowledge: KnowledgeState, pending: bool | None, first: int | None,
+              after: str | None) -> Page[FlagRecord]:
+    """The page of flags in the order raised, only the pending (true) or ended (false) ones if asked;
+    a flag's place is its place among every flag."""
+    every = list(knowledge.flags.values())
+    return page_of("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
+
+
+def question_page(questions: QuestionState, answered: bool | None, first: int | None,
+                  after: str | None) -> Page[QuestionRecord]:
+    """The page of questions in the order asked, only the (un)answered ones if asked."""
+    every = questions.questions()
+    return page_of("question", numbered(every, lambda q: answered is None or q.answered == answered), first, after)
+
+
+def unknown_page(questions: QuestionState, answered: bool | None, first: int | None,
+                 after: str | None) -> Page[UnknownRecord]:
+    """The page of declared unknowns in the order declared, only the (un)answered ones if asked."""
+    every = questions.unknowns()
+    return page_of("unknown", numbered(every, lambda u: answered is None or u.answered == answered), first, after)
+
+
+@dataclass(frozen=True)
+class ItemPage:
+    """A page of `items`: each row an item's properties (KnowledgeState.find) and its stale reasons, by id;
+    whether items follow (`more`) or matching items precede it (`earlier`); how many match (`total`)."""
+
+    rows: list[tuple[dict[str, Any], list[str]]]
+    more: bool
+    earlier: bool
+    total: int
+
+    def as_json(self) -> dict[str, Any]:
+        """The page as plain JSON (what an apart job hands back)."""
+        return {"rows": [[props, reasons] for props, reasons in self.rows], "more": self.more,
+                "earlier": self.earlier, "total": self.total}
+
+    @staticmethod
+    def from_json(answer: dict[str, Any]) -> ItemPage:
+        """The page `as_json` gave."""
+        return ItemPage([(props, list(reasons)) for props, reasons in answer["rows"]], bool(answer["more"]),
+                        bool(answer["earlier"]), int(answer["total"]))
+
+
+def item_page(knowledge: KnowledgeState, given: dict[str, Any], size: int, after: str | None) -> ItemPage:
+    """The page of at most `size` items matching the filter `given` (KnowledgeState.find), by id, whose
+    ids sort after `after` (an id), each with its staleness in `knowledge`."""
+    found = [r for r in knowledge.find(**given) if after is None or r["id"] > after]
+    every = len(found) if after is None else len(knowledge.find(**given))
+    return ItemPage(rows=[(r, knowledge.stale_reasons(r["id"])) for r in found[:size]], more=len(found) > size,
+                    earlier=every > len(found), total=every)
+
+
+def record_json(record: FlagRecord | DisputeEvent | QuestionRecord | UnknownRecord) -> dict[str, Any]:
+    """A flag's, dispute's, question's or unknown's fields as plain JSON (a set as a sorted list)."""
+    return {name: sorted(value) if isinstance(value, set) else value
+            for name, value in dataclasses.asdict(record).items()}
+
+
+def flag_of(row: dict[str, Any]) -> FlagRecord:
+    """The flag `record_json` gave."""
+    return FlagRecord(**{**row, "covers": set(row["covers"])})
+
+
+def dispute_of(row: dict[str, Any]) -> DisputeEvent:
+    """The dispute `record_json` gave."""
+    return DisputeEvent(**{**row, "values": tuple(row["values"]), "items": tuple(row["items"])})
+
+
+def question_of(row: dict[str, Any]) -> QuestionRecord:
+    """The question `record_json` gave."""
+    return QuestionRecord(**row)
+
+
+def unknown_of(row: dict[str, Any]) -> UnknownRecord:
+    """The unknown `record_json` gave."""
+    return UnknownRecord(**{**row, "affects": tuple(row["affects"]), "decisions": tuple(row["decisions"])})
