@@ -40,3 +40,6 @@ RETURN 'Observation' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at,
 UNION ALL
 MATCH (n:Assertion {id: $id})<-[w:WROTE]-(e:Entry)
 RETURN 'Assertion' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Unit {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Unit' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

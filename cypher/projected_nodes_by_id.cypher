@@ -52,3 +52,7 @@ UNION ALL
 UNWIND $ids_Assertion AS node_id
 MATCH (n:Assertion {id: node_id})
 RETURN 'Assertion' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Unit AS node_id
+MATCH (n:Unit {id: node_id})
+RETURN 'Unit' AS label, n.id AS id, properties(n) AS props

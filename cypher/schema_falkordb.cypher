@@ -15,5 +15,6 @@ CREATE INDEX FOR (n:Family) ON (n.id);
 CREATE INDEX FOR (n:Actor) ON (n.id);
 CREATE INDEX FOR (n:Observation) ON (n.id);
 CREATE INDEX FOR (n:Assertion) ON (n.id);
+CREATE INDEX FOR (n:Unit) ON (n.id);
 CREATE INDEX FOR (n:Item) ON (n.key);
 CREATE INDEX FOR (n:Entry) ON (n.op);

@@ -29,6 +29,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Actor",
     "Observation",
     "Assertion",
+    "Unit",
 )
 
 EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
@@ -72,7 +73,7 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
     "project_marker": ((), ()),
     "project_observations": (("Observation", "Actor"), (("OBSERVED_BY", "Observation", "Actor"),)),
     "project_items": (
-        ("Item", "Dispute", "Flag", "Snapshot"),
+        ("Item", "Dispute", "Flag", "Snapshot", "Unit"),
         (("DERIVED_FROM", "Item", "Item"), ("SUPERSEDES", "Item", "Item"), ("ABOUT", "Dispute", "Item"),
          ("COVERS", "Flag", "Item"), ("READ", "Snapshot", "Item")),
     ),
@@ -85,7 +86,7 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
          ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor")),
     ),
     "project_beliefs": (
-        ("Item", "Dispute", "Belief", "BeliefVersion", "Evidence", "Family", "Actor"),
+        ("Item", "Dispute", "Unit", "Belief", "BeliefVersion", "Evidence", "Family", "Actor"),
         (("DERIVED_FROM", "Item", "Item"), ("ABOUT", "Dispute", "Item"), ("BEARS_ON", "Evidence", "Belief"),
          ("FROM", "Evidence", "Family"), ("ROOTED_IN", "Evidence", "Observation"),
          ("ROOTED_IN", "Evidence", "Item"), ("ROOTED_IN", "Evidence", "Belief"), ("REPRESENTS", "Family", "Actor"),
@@ -150,6 +151,9 @@ def caption(label: str, id: str, props: dict[str, Any]) -> str | None:
         return None
     if label == "Actor":
         return id
+    if label == "Unit":  # a key's items ('k:' + key) or a keyless item ('i:' + id), decided together
+        text = f"decided together: {id[2:]}"
+        return text if len(text) <= CAPTION_LENGTH else text[: CAPTION_LENGTH - 1] + "…"
     needed, make = CAPTIONS.get(label, ((), None))
     if make is None or not all(props.get(k) is not None for k in needed):
         return None

@@ -59,6 +59,7 @@ class StoreState:
             raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
         if domain is self.knowledge:
             self._items_gone(entry, applied)
+            self._scheduled(applied)
         elif domain is self.stream:
             self._observations.update(row["id"] for row in (applied.result or {}).get("rows", ()))
         elif domain is self.statements and entry.op == OP_SAY:
@@ -124,6 +125,7 @@ class StoreState:
                 continue
             done = self.knowledge.apply(sub_entry)
             self._items_gone(sub_entry, done)
+            self._scheduled(done)
             applied.projection.extend(done.projection)
             results.append(done.result)
             for item_id, (before, after) in status_changes(done.result).items():
@@ -156,6 +158,13 @@ class StoreState:
                        for r in row.root_ids if not self.present("item", r)})
         if gone:
             applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
+
+    def _scheduled(self, applied: Applied) -> None:
+        """Each unit whose done time the knowledge entry changed keeps it on its Unit node (`done_time`, removed
+        when it is no longer scheduled): the one part of the incremental order that is not its own items'
+        (docs/stateless-path.md), so a write that holds no copy of the store reads it from the graph."""
+        for unit, done_time in sorted(self.knowledge.scheduled.items()):
+            applied.projection.node("Unit", unit, done_time=done_time)
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted goes with it (SPEC 3.4); evidence that went

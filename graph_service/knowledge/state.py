@@ -66,6 +66,9 @@ class KnowledgeState:
         self.clock = 0
         self.position = 0
         self._expiry: list[tuple[int, str]] = []
+        # The units whose done time (order.time) the last entry applied changed, with the new one (None:
+        # no longer scheduled): what the graph keeps of the order, so a write without the store reads it.
+        self.scheduled: dict[str, int | None] = {}
         self._fingerprint = RunningFingerprint()
         self._handlers: dict[str, Callable[[Entry], Applied]] = {
             ops.ADD: self._add,
@@ -92,6 +95,7 @@ class KnowledgeState:
     def apply(self, entry: Entry) -> Applied:
         """Apply one committed entry. Total: an entry naming something unknown changes nothing."""
         self.position = max(self.position, entry.seq)
+        self.scheduled = {}
         return self._handlers[entry.op](entry)
 
     def advance(self, seq: int) -> None:
@@ -174,12 +178,17 @@ class KnowledgeState:
         if outcome is None:
             verdicts, disputes, members = reference_evaluation(self, ids)
             if self.incremental:
+                units = {unit_of(self.items[i]) for i in members}
+                was = {u: self.order.time.get(u) for u in units}
                 self.order.whole_evaluations += 1
                 self.order.reset(self, members)
+                self._note_schedule(was)
         else:
             verdicts, disputes = outcome.verdicts, outcome.disputes
             self.order.units_evaluated += outcome.units
+            was = {u: self.order.time.get(u) for u in (*outcome.schedule.time, *outcome.schedule.gone)}
             self.order.commit(outcome.schedule)
+            self._note_schedule(was)
         changes: StatusChanges = {}
         # An item's properties are its record's and its verdict's: one re-decided to the verdict it
         # had, its record not touched by this write (every handler touches what it changes), reads
@@ -201,6 +210,12 @@ class KnowledgeState:
         for key in sorted(disputes):
             self._project_disputes(key, disputes[key], projection)
         return changes
+
+    def _note_schedule(self, was: Mapping[str, int | None]) -> None:
+        for unit, before in was.items():
+            now = self.order.time.get(unit)
+            if now != before:
+                self.scheduled[unit] = now
 
     def _materialise(self, rec: ItemRecord, projection: Projection) -> None:
         props = rec.materialise()
