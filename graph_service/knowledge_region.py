@@ -1,19 +1,46 @@
-"""The region of the knowledge store one entry's rules read, read from the graph as a state to apply it on.
+"""What a knowledge entry's rules read, read from the graph: the state a write that holds no copy of the
+store applies it on (docs/stateless-path.md).
 
-The step a write that holds no copy of the store takes before planning and applying (docs/stateless-path.md):
-start where the entry names (graph_service.knowledge.region), walk the graph to the whole components of
-those items level by level, and rebuild their records with the as-of reader (knowledge.as_of.knowledge_at).
-Its cost is the region's: the component's items and edges, the flags covering them, the disputes about them;
-and, until the store clock is kept on the head, the store's ticks.
+Two readers. `apply_from_graph` answers knowledge.partial's parts as they are asked for (an item's history,
+a key's items, an item's dependents and superseders, a flag, a key's disputes, a unit's done time: one or
+two indexed statements each), so an entry costs what its rules read. `knowledge_region` reads the whole
+components of what the entry names (graph_service.knowledge.region), walked level by level: exact, but on
+a store whose facts chain together a component is most of the store, so it is the reference, not the
+path. Both read the store's ticks, until the store clock is kept on the head.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-from graph_service.api.knowledge_as_of import CLOCK, DISPUTES, FLAGS, ITEMS, knowledge_from_history
+from graph_service.api import knowledge_as_of as parts
+from graph_service.api.knowledge_as_of import knowledge_from_history
 from graph_service.history import HistoryMissing
+from graph_service.journal.chain import Entry
+from graph_service.knowledge import ops
+from graph_service.knowledge.as_of import (
+    ASSERTION_OPS,
+    RESOLUTION_OPS,
+    KnowledgeHistory,
+    knowledge_at,
+    knowledge_ops,
+)
+from graph_service.knowledge.partial import (
+    DEPENDENTS,
+    DISPUTES,
+    FLAGS,
+    ITEMS,
+    ON_KEY,
+    RESOLUTIONS,
+    SUPERSEDED_BY,
+    UNIT_TIME,
+    Fetched,
+    RegionApplied,
+    apply_on_what_it_reads,
+    read_with,
+)
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.storage.port import GraphPort
@@ -27,7 +54,7 @@ COMPONENT_STEPS = (
     ("item_supersedes_step_upto", "SUPERSEDES"),
     ("item_superseded_by_step_upto", "SUPERSEDES"),
 )
-REGION_PARTS = frozenset({ITEMS, FLAGS, CLOCK, DISPUTES})
+REGION_PARTS = frozenset({parts.ITEMS, parts.FLAGS, parts.CLOCK, parts.DISPUTES})
 
 
 def region_members(graph: GraphPort, knowledge_ops: Iterable[tuple[str, Mapping[str, Any]]], upto: int) -> set[str]:
@@ -56,3 +83,83 @@ def knowledge_region(graph: GraphPort, knowledge_ops: Iterable[tuple[str, Mappin
     ops_list = list(knowledge_ops)
     members = region_members(graph, ops_list, upto)
     return knowledge_from_history(graph, upto, REGION_PARTS, ids=sorted(members))
+
+
+class PartsFromGraph:
+    """The parts of the knowledge store as of position `upto` that knowledge.partial asks for, read from the
+    graph's history (one or two indexed statements a part; an item comes with what the rules read next of it,
+    `partial.read_with`). The store's ticks are read once, for the clock and each assertion's clock."""
+
+    def __init__(self, graph: GraphPort, upto: int) -> None:
+        self.graph, self.upto = graph, upto
+        self.ticks = graph.run("entries_of_op_upto", {"upto": upto, "op": ops.TICK})
+        self.clock = knowledge_at(KnowledgeHistory(upto=upto, ticks=self.ticks)).clock
+
+    def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
+        """What the store holds at `key` of `part` (None: nothing there), with an item what the rules read
+        next of it."""
+        found: dict[str, dict[Any, Any]] = {part: {key: self._part(part, key)}}
+        rec = found[part][key] if part == ITEMS else None
+        for other, at in read_with(rec) if rec is not None else ():
+            found.setdefault(other, {})[at] = self._part(other, at)
+        return found
+
+    def _part(self, part: str, key: Any) -> Any:
+        upto = {"upto": self.upto}
+        if part == ITEMS:
+            history = KnowledgeHistory(
+                upto=self.upto, ticks=self.ticks,
+                items=self.graph.run("items_entries_upto", {**upto, "payload_ops": list(ASSERTION_OPS), "ids": [key]}),
+                **_flags_and_covers(self.graph.run("item_flags_upto", {**upto, "ids": [key]})))
+            return knowledge_at(history).items.get(key)
+        if part == ON_KEY:
+            return {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
+        if part in (DEPENDENTS, SUPERSEDED_BY):
+            step = "item_dependents_step_upto" if part == DEPENDENTS else "item_superseded_by_step_upto"
+            return {r.id for r in walk(self.graph, [key], ((step, part),), max_depth=1, upto=self.upto)}
+        if part == FLAGS:
+            covers = self.graph.run("flag_covered_items_upto", {**upto, "flags": [key]})
+            if any(r["since_seq"] is None for r in covers):
+                raise HistoryMissing(self.upto)
+            history = KnowledgeHistory(upto=self.upto, covers=covers,
+                                       flags=self.graph.run("flags_by_id_history_upto", {**upto, "ids": [key]}))
+            return knowledge_at(history).flags.get(key)
+        if part in (DISPUTES, RESOLUTIONS):
+            on_key = sorted(self._part(ON_KEY, key))
+            rows = self.graph.run("disputes_about_items_upto",
+                                  {**upto, "ids": on_key, "payload_ops": list(RESOLUTION_OPS)}) if on_key else []
+            state = knowledge_at(KnowledgeHistory(upto=self.upto, disputes=rows))
+            return state.dispute_events.get(key, ()) if part == DISPUTES else list(state.resolutions.get(key, ()))
+        if part == UNIT_TIME:
+            done: int | None = None
+            for row in sorted(self.graph.run("unit_history_upto", {**upto, "ids": [key]}), key=lambda r: r["seq"]):
+                if row["changes"] is None:
+                    raise HistoryMissing(self.upto)
+                done = json.loads(row["changes"]).get("done_time", done)
+            return done
+        raise ValueError(f"{part!r} is not a part of the knowledge store")
+
+
+def _flags_and_covers(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """item_flags_upto's rows as KnowledgeHistory's flags (one row per write) and covers (one per edge)."""
+    flags = list({(r["id"], r["seq"]): r for r in rows}.values())
+    covers = list({(r["id"], r["item"]): {"flag": r["id"], "item": r["item"], "since_seq": r["since_seq"]}
+                   for r in rows}.values())
+    return {"flags": flags, "covers": covers}
+
+
+def apply_from_graph(graph: GraphPort, entry: Entry, upto: int) -> RegionApplied:
+    """Apply one journal entry's knowledge operations on only what their rules read, each part read from the
+    graph as of position `upto` (the entry before it) as it is asked for: what the entry does on the whole
+    store's state (knowledge.partial), at the cost of what it reads. NeedMore (for a whole part) from a tick,
+    a snapshot or a flag over a scope; HistoryMissing where the store was written before history was kept."""
+    subs = [Entry(seq=entry.seq, op=op, by=entry.by, at=entry.at, payload=payload)
+            for op, payload in knowledge_ops(entry.op, entry.payload)]
+    source = PartsFromGraph(graph, upto)
+    steps = apply_on_what_it_reads(subs, Fetched(clock=source.clock))
+    try:
+        wanted = next(steps)
+        while True:
+            wanted = steps.send(source.answer(wanted.part, wanted.key))
+    except StopIteration as done:
+        return done.value

@@ -34,15 +34,16 @@ def differences(got: Plain, want: Plain) -> list[Any]:
     return out
 
 
-def recording(state: StoreState) -> list[tuple[Entry, Plain, Any]]:
+def recording(state: StoreState) -> list[tuple[Entry, Plain, Any, dict[str, int | None]]]:
     """Record every knowledge apply of this state (an entry's own, or an answer's operation) with its
-    projection as it was returned (before another domain's effects are added to it)."""
-    seen: list[tuple[Entry, Plain, Any]] = []
+    projection as it was returned (before another domain's effects are added to it), its result and the
+    done times it changed."""
+    seen: list[tuple[Entry, Plain, Any, dict[str, int | None]]] = []
     apply: Callable[[Entry], Applied] = state.knowledge.apply
 
     def recorded(entry: Entry) -> Applied:
         applied = apply(entry)
-        seen.append((entry, plain(applied.projection), applied.result))
+        seen.append((entry, plain(applied.projection), applied.result, dict(state.knowledge.scheduled)))
         return applied
 
     state.knowledge.apply = recorded  # type: ignore[method-assign]

@@ -12,7 +12,8 @@ what it was given, so it did what it does on the whole store's state.
 Each part is fetched whole for the key asked: an item's record (with its assertions, taken back or not),
 the ids of every item on a key, every item citing an item (`dependents_of`) or superseding it
 (`superseded_by`), a flag's record with every item it covers, a key's dispute events and resolutions, and a
-unit's schedule (incremental.Order: its done time, first position and predecessors). The store clock is
+unit's done time (incremental.Order; its first position and predecessors are derived from its items, see
+`scratch_state`, so the graph keeps only the done time, on the unit's Unit node). The store clock is
 given with the first fetch. What the rules only write (the subject and scope indexes, the expiry heap, the
 running fingerprint, the open disputes of the keys fetched, refusals) is kept in the scratch state, not
 read.
@@ -21,23 +22,22 @@ read.
 from __future__ import annotations
 
 import copy
-from collections.abc import Generator, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from graph_service.domain import Applied
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import knowledge_ops as carried_ops
-from graph_service.knowledge.incremental import Order, unit_of
+from graph_service.knowledge.incremental import Order, first_learned, predecessors, unit_of
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent, Resolution
 from graph_service.knowledge.state import KnowledgeState
 
 # The parts a scratch state reads, each a map from its key.
-ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, UNIT_FIRST, UNIT_PREDS = (
-    "items", "on_key", "dependents", "superseded_by", "flags", "disputes", "resolutions",
-    "unit_time", "unit_first", "unit_preds")
-PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, UNIT_FIRST, UNIT_PREDS)
+ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME = (
+    "items", "on_key", "dependents", "superseded_by", "flags", "disputes", "resolutions", "unit_time")
+PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME)
 MAX_ROUNDS = 10_000
 
 
@@ -137,6 +137,22 @@ class WriteOnlyHeap(list):  # type: ignore[type-arg]
     __getitem__ = __len__ = __bool__ = __iter__ = _whole
 
 
+class DerivedMap(PartialMap):
+    """A map whose value at a key is worked out the first time the key is read (`derive` gives whether the
+    key is present, and its value; it may raise NeedMore for what it reads), then held as any other."""
+
+    def __init__(self, part: str, derive: Callable[[Any], tuple[bool, Any]]) -> None:
+        super().__init__(part, {}, ())
+        self._derive = derive
+
+    def _check(self, key: Any) -> None:
+        if key not in self.known:
+            present, value = self._derive(key)
+            self.known.add(key)
+            if present:
+                dict.__setitem__(self, key, value)
+
+
 @dataclass
 class Fetched:
     """What has been fetched of the store so far, part by part (a key with None: known to be absent)."""
@@ -174,7 +190,24 @@ def _flag_copy(flag: FlagRecord | None) -> FlagRecord | None:
 
 def scratch_state(fetched: Fetched) -> KnowledgeState:
     """A fresh knowledge state holding exactly what was fetched (copies of what applying changes in place:
-    records, flags and the sets of ids; the assertions, verdicts, events and resolutions are immutable)."""
+    records, flags and the sets of ids; the assertions, verdicts, events and resolutions are immutable).
+
+    Its order's first positions and predecessors are derived, unit by unit as they are asked for, from a
+    second such state that is never applied to: a scheduled unit's are its own items' as the entries
+    before this one left them (first_learned, predecessors), so the graph keeps only the done times."""
+    state = _fresh_state(fetched)
+    before = _fresh_state(fetched)
+
+    def scheduled(unit: str) -> bool:
+        return unit in before.order.time
+
+    state.order.first = DerivedMap("unit_first", lambda u: (scheduled(u), first_learned(before, u)))
+    state.order.preds = DerivedMap("unit_preds",
+                                   lambda u: (scheduled(u), frozenset(predecessors(before, u))))
+    return state
+
+
+def _fresh_state(fetched: Fetched) -> KnowledgeState:
     parts = dict(fetched.parts)
     parts[ITEMS] = {k: _item_copy(v) for k, v in parts[ITEMS].items()}
     parts[FLAGS] = {k: _flag_copy(v) for k, v in parts[FLAGS].items()}
@@ -196,8 +229,6 @@ def scratch_state(fetched: Fetched) -> KnowledgeState:
     state.resolutions = PartialMap(RESOLUTIONS, resolutions, parts[RESOLUTIONS])
     order = Order()
     order.time = PartialMap(UNIT_TIME, _present(parts[UNIT_TIME]), parts[UNIT_TIME])
-    order.first = PartialMap(UNIT_FIRST, _present(parts[UNIT_FIRST]), parts[UNIT_FIRST])
-    order.preds = PartialMap(UNIT_PREDS, _present(parts[UNIT_PREDS]), parts[UNIT_PREDS])
     state.order = order
     state.by_subject = WriteOnlyIndex("by_subject")
     state.by_scope = WriteOnlyIndex("by_scope")
@@ -220,6 +251,8 @@ class RegionApplied:
     applied: list[Applied]
     fetched: Fetched
     rounds: int
+    scheduled: list[dict[str, int | None]]
+    """Each entry's changes to the units' done times (KnowledgeState.scheduled), what the graph keeps."""
 
 
 def apply_on_what_it_reads(knowledge_ops: list[Entry], fetched: Fetched | None = None
@@ -234,8 +267,12 @@ def apply_on_what_it_reads(knowledge_ops: list[Entry], fetched: Fetched | None =
     fetched = fetched or Fetched()
     for rounds in range(1, MAX_ROUNDS + 1):
         state = scratch_state(fetched)
+        scheduled: list[dict[str, int | None]] = []
         try:
-            applied = [state.apply(entry) for entry in knowledge_ops]
+            applied = []
+            for entry in knowledge_ops:
+                applied.append(state.apply(entry))
+                scheduled.append(dict(state.scheduled))
         except NeedMore as missing:
             if missing.key == WHOLE:
                 raise
@@ -245,7 +282,7 @@ def apply_on_what_it_reads(knowledge_ops: list[Entry], fetched: Fetched | None =
             for part, entries in found.items():
                 fetched.add(part, entries)
             continue
-        return RegionApplied(applied, fetched, rounds)
+        return RegionApplied(applied, fetched, rounds, scheduled)
     raise RuntimeError(f"an application on its region did not end in {MAX_ROUNDS} rounds")
 
 
@@ -261,25 +298,26 @@ def _at(knowledge: KnowledgeState, part: str, key: Hashable) -> Any:
         DISPUTES: lambda: knowledge.dispute_events.get(key, ()),
         RESOLUTIONS: lambda: list(knowledge.resolutions.get(key, ())),
         UNIT_TIME: lambda: order.time.get(key),
-        UNIT_FIRST: lambda: order.first.get(key),
-        UNIT_PREDS: lambda: order.preds.get(key),
     }[part]()
 
 
+def read_with(rec: ItemRecord) -> list[tuple[str, Hashable]]:
+    """What the rules read next of an item once they have read it, for a source to send in the same round
+    trip: its dependents and superseders, its unit's done time, its flags, and its key's items, disputes
+    and resolutions."""
+    more: list[tuple[str, Hashable]] = [(DEPENDENTS, rec.id), (SUPERSEDED_BY, rec.id), (UNIT_TIME, unit_of(rec)),
+                                        *((FLAGS, f) for f in sorted(rec.flags))]
+    if rec.key is not None:
+        more += [(ON_KEY, rec.key), (DISPUTES, rec.key), (RESOLUTIONS, rec.key)]
+    return more
+
+
 def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
-    """What was asked, and with an item what the rules read next of it (as a graph read would bring it in
-    the same round trip): its key's items, disputes and resolutions, its dependents and superseders, its
-    unit's schedule and its flags."""
+    """What was asked, and with an item what `read_with` names."""
     found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
     rec = knowledge.items.get(key) if part == ITEMS else None
-    if rec is not None:
-        unit = unit_of(rec)
-        more = [(DEPENDENTS, rec.id), (SUPERSEDED_BY, rec.id), (UNIT_TIME, unit), (UNIT_FIRST, unit),
-                (UNIT_PREDS, unit), *((FLAGS, f) for f in rec.flags)]
-        if rec.key is not None:
-            more += [(ON_KEY, rec.key), (DISPUTES, rec.key), (RESOLUTIONS, rec.key)]
-        for other, at in more:
-            found.setdefault(other, {})[at] = _at(knowledge, other, at)
+    for other, at in read_with(rec) if rec is not None else ():
+        found.setdefault(other, {})[at] = _at(knowledge, other, at)
     return found
 
 

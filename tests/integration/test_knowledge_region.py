@@ -13,8 +13,9 @@ import pytest
 
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import knowledge_ops
+from graph_service.knowledge.partial import ITEMS, NeedMore
 from graph_service.knowledge.region import RegionStart, RegionUnknown, region_start
-from graph_service.knowledge_region import knowledge_region, region_members
+from graph_service.knowledge_region import apply_from_graph, knowledge_region, region_members
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
 from graph_service.state import StoreState
@@ -51,7 +52,7 @@ def test_each_knowledge_entry_applied_on_its_region_does_what_it_does_on_the_who
                 continue
             assert len(applies) == len(carried), entry
             largest = max(largest, len(region.items))
-            for sub, projection, result in applies:
+            for sub, projection, result, _scheduled in applies:
                 applied = region.apply(sub)
                 got = plain(applied.projection)
                 assert got == projection, (entry.seq, sub.op, differences(got, projection))
@@ -61,6 +62,46 @@ def test_each_knowledge_entry_applied_on_its_region_does_what_it_does_on_the_who
         assert {ops.TICK, ops.SNAPSHOT} <= set(unknown), unknown
         # The region is not the store: the history's items are many, each region a few components.
         assert largest < len(whole.knowledge.items), (largest, len(whole.knowledge.items))
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("seed", [3, 17])
+def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_it_does_on_the_whole_store(
+        backend: Backend, seed: int) -> None:
+    """knowledge.partial's parts read from the graph as of the entry before (apply_from_graph): the same
+    projection, result and done times as the whole store's state, reading a small part of the store."""
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 120, seed)
+        whole = StoreState()
+        applies = recording(whole)
+        checked: Counter[str] = Counter()
+        whole_reads: Counter[str] = Counter()
+        items_read: list[int] = []
+        for entry in service.journal.entries_after(0):
+            carried = knowledge_ops(entry.op, entry.payload)
+            region = None
+            if carried:
+                try:
+                    region = apply_from_graph(service.graph, entry, upto=entry.seq - 1)
+                except NeedMore as wide:
+                    assert entry.op in (ops.TICK, ops.SNAPSHOT, ops.FLAG), (entry.seq, entry.op, wide)
+                    whole_reads[entry.op] += 1
+            del applies[:]
+            whole.apply(entry)
+            if region is None:
+                continue
+            for got_applied, scheduled, (sub, projection, result, want_scheduled) in zip(
+                    region.applied, region.scheduled, applies, strict=True):
+                got = plain(got_applied.projection)
+                assert got == projection, (entry.seq, sub.op, differences(got, projection))
+                assert got_applied.result == result, (entry.seq, sub.op)
+                assert scheduled == want_scheduled, (entry.seq, sub.op)
+            checked[entry.op] += 1
+            items_read.append(region.fetched.count(ITEMS))
+        assert set(checked) >= WITH_A_REGION, (checked, whole_reads)
+        assert max(items_read) < len(whole.knowledge.items), (max(items_read), len(whole.knowledge.items))
     finally:
         service.close()
 

@@ -70,10 +70,12 @@ def test_each_knowledge_entry_applied_on_what_it_reads_does_what_it_does_on_the_
         if region is None:
             continue
         assert len(region.applied) == len(applies), entry
-        for got_applied, (sub, projection, result) in zip(region.applied, applies, strict=True):
+        for got_applied, scheduled, (sub, projection, result, want_scheduled) in zip(
+                region.applied, region.scheduled, applies, strict=True):
             got = plain(got_applied.projection)
             assert got == projection, (entry.seq, sub.op, differences(got, projection))
             assert got_applied.result == result, (entry.seq, sub.op)
+            assert scheduled == want_scheduled, (entry.seq, sub.op)
         checked[entry.op] += 1
     assert set(checked) >= CHECKED_OPS, (checked, whole_reads)
 
