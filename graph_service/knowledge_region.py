@@ -92,6 +92,7 @@ class PartsFromGraph:
 
     def __init__(self, graph: GraphPort, upto: int) -> None:
         self.graph, self.upto = graph, upto
+        self._read: dict[tuple[str, Any], Any] = {}
         self.ticks = graph.run("entries_of_op_upto", {"upto": upto, "op": ops.TICK})
         self.clock = knowledge_at(KnowledgeHistory(upto=upto, ticks=self.ticks)).clock
 
@@ -105,6 +106,12 @@ class PartsFromGraph:
         return found
 
     def _part(self, part: str, key: Any) -> Any:
+        # Each part once: a key's items are read for its disputes and its resolutions too.
+        if (part, key) not in self._read:
+            self._read[(part, key)] = self._read_part(part, key)
+        return self._read[(part, key)]
+
+    def _read_part(self, part: str, key: Any) -> Any:
         upto = {"upto": self.upto}
         if part == ITEMS:
             history = KnowledgeHistory(
@@ -129,7 +136,9 @@ class PartsFromGraph:
             rows = self.graph.run("disputes_about_items_upto",
                                   {**upto, "ids": on_key, "payload_ops": list(RESOLUTION_OPS)}) if on_key else []
             state = knowledge_at(KnowledgeHistory(upto=self.upto, disputes=rows))
-            return state.dispute_events.get(key, ()) if part == DISPUTES else list(state.resolutions.get(key, ()))
+            self._read[(DISPUTES, key)] = state.dispute_events.get(key, ())
+            self._read[(RESOLUTIONS, key)] = list(state.resolutions.get(key, ()))
+            return self._read[(part, key)]
         if part == UNIT_TIME:
             done: int | None = None
             for row in sorted(self.graph.run("unit_history_upto", {**upto, "ids": [key]}), key=lambda r: r["seq"]):
