@@ -35,7 +35,7 @@ from graph_service.questions import plans
 from graph_service.service import Service
 from tests.backends import Backend
 from tests.integration.graphql_client import gql
-from tests.integration.test_knowledge_as_of import _history
+from tests.integration.knowledge_histories import write_knowledge_history
 
 READS = {
     "disputes": """query($n: Long, $first: Int, $after: String) { disputes(first: $first, after: $after, asOf: $n) {
@@ -77,7 +77,7 @@ def _store(backend: Backend) -> Service:
     write = service.journal.write
     for i in range(3):
         write("ann", lambda i=i: plans.plan_declare(service.state, "the pump", f"is it on? {i}", factor=f"pump-{i}"))
-    _history(service, 60, 5)
+    write_knowledge_history(service, 60, 5)
     k = service.state.knowledge
     for value in ("red", "blue"):
         write("ann", lambda value=value: planning.plan_add(k, {"kind": "fact", "source": "person", "body": {
