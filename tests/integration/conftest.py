@@ -9,6 +9,7 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from tests.backends import Backend
+from tests.knowledge_reads_check import knowledge_reads_checked  # noqa: F401  (a fixture for the modules)
 
 
 @pytest.fixture

@@ -9,6 +9,9 @@ from starlette.testclient import TestClient
 
 from tests.integration.graphql_client import gql
 
+# Every knowledge entry these tests write is also applied on what it reads from the graph, and must agree.
+pytestmark = pytest.mark.usefixtures("knowledge_reads_checked")
+
 ADD = """mutation($i: ItemInput!) { addItem(item: $i) {
   id status admission why seq changes { id before after } } }"""
 DISPUTES = "{ disputes { edges { node { id key items } } } }"

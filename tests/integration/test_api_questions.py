@@ -14,6 +14,9 @@ from starlette.testclient import TestClient
 from graph_service.api.app import create_app
 from tests.backends import Backend
 
+# Every knowledge entry these tests write is also applied on what it reads from the graph, and must agree.
+pytestmark = pytest.mark.usefixtures("knowledge_reads_checked")
+
 ADD = """mutation($i: ItemInput!) { addItem(item: $i) { id status } }"""
 DECLARE = """mutation($s: String!, $t: String!, $f: String, $a: [String!], $d: [String!], $p: String, $id: String) {
   declareUnknown(situation: $s, text: $t, factor: $f, affects: $a, decisions: $d, parent: $p, id: $id) {

@@ -142,3 +142,22 @@ def test_where_a_region_starts() -> None:
     for op, payload in ((ops.TICK, {"k": 1}), (ops.SNAPSHOT, {}), (ops.FLAG, {"scope": {}, "why": "all"})):
         with pytest.raises(RegionUnknown):
             region_start(op, payload)
+
+
+def test_the_check_of_the_api_modules_applies_each_knowledge_write_on_what_it_reads(
+        backend: Backend, knowledge_reads_checked: Counter[str]) -> None:
+    """The fixture test_api_knowledge and test_api_questions run under checks every knowledge write: here,
+    writes through the journal are counted as checked (a mismatch would fail the fixture at teardown)."""
+    from graph_service.knowledge.planning import plan_add, plan_retract
+
+    service = Service.open(backend.settings())
+    try:
+        knowledge = service.state.knowledge
+        ids = []
+        for value in ("red", "blue", "red"):
+            raw = {"kind": "fact", "body": {"s": "door", "r": "colour", "o": value}, "source": "person"}
+            ids.append(service.journal.write("ann", lambda raw=raw: plan_add(knowledge, raw, by="ann")).result["id"])
+        service.journal.write("ann", lambda: plan_retract(knowledge, ids[1], "wrong"))
+    finally:
+        service.close()
+    assert knowledge_reads_checked["item.add"] == 3 and knowledge_reads_checked["item.retract"] == 1
