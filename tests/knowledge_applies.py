@@ -4,15 +4,18 @@ region of the store check it against the whole store's state with these."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from graph_service.domain import Applied
 from graph_service.journal.chain import Entry
+from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.projection import Projection
 from graph_service.state import StoreState
 
 Plain = tuple[list[Any], list[Any]]
+Recorded = tuple[Entry, Plain, Any, dict[str, int | None]]
 
 
 def plain(projection: Projection) -> Plain:
@@ -34,11 +37,11 @@ def differences(got: Plain, want: Plain) -> list[Any]:
     return out
 
 
-def recording(state: StoreState) -> list[tuple[Entry, Plain, Any, dict[str, int | None]]]:
+def recording(state: StoreState) -> list[Recorded]:
     """Record every knowledge apply of this state (an entry's own, or an answer's operation) with its
     projection as it was returned (before another domain's effects are added to it), its result and the
     done times it changed."""
-    seen: list[tuple[Entry, Plain, Any, dict[str, int | None]]] = []
+    seen: list[Recorded] = []
     apply: Callable[[Entry], Applied] = state.knowledge.apply
 
     def recorded(entry: Entry) -> Applied:
@@ -48,3 +51,49 @@ def recording(state: StoreState) -> list[tuple[Entry, Plain, Any, dict[str, int 
 
     state.knowledge.apply = recorded  # type: ignore[method-assign]
     return seen
+
+
+
+def disagreements(region: Any, applies: list[Recorded], *, done_times: bool = True) -> list[Any]:
+    """Where an application on a region (knowledge.partial.RegionApplied) did otherwise than the whole
+    state's recorded applies of the same entry: per operation, its projection, result or done times (not
+    compared when `done_times` is false: a state that keeps no incremental order has none)."""
+    if len(region.applied) != len(applies):
+        return [("operations", len(region.applied), len(applies))]
+    found: list[Any] = []
+    for got, scheduled, (sub, projection, result, want_scheduled) in zip(
+            region.applied, region.scheduled, applies, strict=True):
+        if plain(got.projection) != projection:
+            found.append((sub.seq, sub.op, "projection", differences(plain(got.projection), projection)))
+        if got.result != result:
+            found.append((sub.seq, sub.op, "result", got.result, result))
+        if done_times and scheduled != want_scheduled:
+            found.append((sub.seq, sub.op, "done times", scheduled, want_scheduled))
+    return found
+
+
+def check_every_entry(entries: Iterable[Entry], region_of: Callable[[StoreState, Entry], Any],
+                      wide: tuple[type[Exception], ...], *, done_times: bool = True
+                      ) -> tuple[Counter[str], Counter[str], StoreState]:
+    """Apply each entry to a whole store's state and, for each knowledge entry, compare what `region_of`
+    (given the whole state before the entry, and the entry) applied on its region: it must agree
+    (`disagreements`). Returns the operations checked, those whose region raised one of `wide` (no region:
+    a whole part read), and the whole state at the end."""
+    whole = StoreState()
+    applies = recording(whole)
+    checked: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
+    for entry in entries:
+        region = None
+        if knowledge_ops(entry.op, entry.payload):
+            try:
+                region = region_of(whole, entry)
+            except wide:
+                unknown[entry.op] += 1
+        del applies[:]
+        whole.apply(entry)
+        if region is not None:
+            found = disagreements(region, applies, done_times=done_times)
+            assert not found, (entry.seq, entry.op, found)
+            checked[entry.op] += 1
+    return checked, unknown, whole

@@ -19,7 +19,7 @@ from graph_service.knowledge_region import apply_from_graph
 from graph_service.service import Service
 from graph_service.state import StoreState
 from graph_service.storage.port import GraphPort
-from tests.knowledge_applies import differences, plain
+from tests.knowledge_applies import Recorded, disagreements, plain
 
 
 class CheckedStoreState(StoreState):
@@ -42,12 +42,12 @@ class CheckedStoreState(StoreState):
                 region = apply_from_graph(self._graph, entry, upto=entry.seq - 1)
             except NeedMore:
                 self._checks["whole store"] += 1
-        seen: list[tuple[Any, Any, dict[str, int | None]]] = []
+        seen: list[Recorded] = []
         apply = self.knowledge.apply
 
         def recorded(sub: Entry) -> Applied:
             applied = apply(sub)
-            seen.append((plain(applied.projection), applied.result, dict(self.knowledge.scheduled)))
+            seen.append((sub, plain(applied.projection), applied.result, dict(self.knowledge.scheduled)))
             return applied
 
         self.knowledge.apply = recorded  # type: ignore[method-assign]
@@ -56,10 +56,7 @@ class CheckedStoreState(StoreState):
         finally:
             del self.knowledge.apply
         if region is not None:
-            got = [(plain(a.projection), a.result, s) for a, s in zip(region.applied, region.scheduled, strict=True)]
-            if got != seen:
-                self._mismatches.append((entry.seq, entry.op,
-                                         [differences(g[0], w[0]) for g, w in zip(got, seen, strict=False)], got, seen))
+            self._mismatches += disagreements(region, seen)
             self._checks[entry.op] += 1
         return applied
 

@@ -7,61 +7,55 @@ operations that have no region yet (a tick, a snapshot, a flag over a scope) are
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import knowledge_ops
-from graph_service.knowledge.partial import ITEMS, NeedMore
+from graph_service.knowledge.partial import ITEMS, Fetched, NeedMore, RegionApplied
 from graph_service.knowledge.region import RegionStart, RegionUnknown, region_start
 from graph_service.knowledge_region import apply_from_graph, knowledge_region, region_members
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
 from graph_service.state import StoreState
+from graph_service.storage.port import GraphPort
 from tests.backends import Backend
 from tests.integration.knowledge_histories import write_knowledge_history
-from tests.knowledge_applies import differences, plain, recording
+from tests.knowledge_applies import check_every_entry
 
 # Every operation with a region must be checked at least once (the history is random but seeded).
 WITH_A_REGION = {ops.ADD, ops.RETRACT, ops.ROLLBACK, ops.RECONFIRM, ops.USED, ops.FLAG, ops.END_FLAG,
                  ops.RESOLVE, ANSWER_QUESTION}
 
 
+def _on_whole_components(graph: GraphPort, largest: list[int]) -> Callable[[StoreState, Entry], RegionApplied]:
+    def region_of(_whole: StoreState, entry: Entry) -> RegionApplied:
+        carried = knowledge_ops(entry.op, entry.payload)
+        region = knowledge_region(graph, carried, upto=entry.seq - 1)
+        largest.append(len(region.items))
+        subs = [Entry(seq=entry.seq, op=op, by=entry.by, at=entry.at, payload=p) for op, p in carried]
+        return RegionApplied([region.apply(sub) for sub in subs], Fetched(), 1, [{} for _ in subs])
+
+    return region_of
+
+
 @pytest.mark.parametrize("seed", [3, 17])
-def test_each_knowledge_entry_applied_on_its_region_does_what_it_does_on_the_whole_store(
+def test_each_knowledge_entry_applied_on_its_whole_components_does_what_it_does_on_the_whole_store(
         backend: Backend, seed: int) -> None:
     service = Service.open(backend.settings())
     try:
         write_knowledge_history(service, 120, seed)
-        whole = StoreState()
-        applies = recording(whole)
-        checked: Counter[str] = Counter()
-        unknown: Counter[str] = Counter()
-        largest = 0
-        for entry in service.journal.entries_after(0):
-            del applies[:]
-            whole.apply(entry)
-            carried = knowledge_ops(entry.op, entry.payload)
-            if not carried:
-                continue
-            try:
-                region = knowledge_region(service.graph, carried, upto=entry.seq - 1)
-            except RegionUnknown:
-                unknown[entry.op] += 1
-                continue
-            assert len(applies) == len(carried), entry
-            largest = max(largest, len(region.items))
-            for sub, projection, result, _scheduled in applies:
-                applied = region.apply(sub)
-                got = plain(applied.projection)
-                assert got == projection, (entry.seq, sub.op, differences(got, projection))
-                assert applied.result == result, (entry.seq, sub.op)
-            checked[entry.op] += 1
+        largest: list[int] = []
+        checked, unknown, whole = check_every_entry(
+            service.journal.entries_after(0), _on_whole_components(service.graph, largest), (RegionUnknown,),
+            done_times=False)  # a whole-component state keeps no incremental order
         assert set(checked) >= WITH_A_REGION, (checked, unknown)
         assert {ops.TICK, ops.SNAPSHOT} <= set(unknown), unknown
         # The region is not the store: the history's items are many, each region a few components.
-        assert largest < len(whole.knowledge.items), (largest, len(whole.knowledge.items))
+        assert max(largest) < len(whole.knowledge.items), (max(largest), len(whole.knowledge.items))
     finally:
         service.close()
 
@@ -74,33 +68,16 @@ def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_
     service = Service.open(backend.settings())
     try:
         write_knowledge_history(service, 120, seed)
-        whole = StoreState()
-        applies = recording(whole)
-        checked: Counter[str] = Counter()
-        whole_reads: Counter[str] = Counter()
         items_read: list[int] = []
-        for entry in service.journal.entries_after(0):
-            carried = knowledge_ops(entry.op, entry.payload)
-            region = None
-            if carried:
-                try:
-                    region = apply_from_graph(service.graph, entry, upto=entry.seq - 1)
-                except NeedMore as wide:
-                    assert entry.op in (ops.TICK, ops.SNAPSHOT, ops.FLAG), (entry.seq, entry.op, wide)
-                    whole_reads[entry.op] += 1
-            del applies[:]
-            whole.apply(entry)
-            if region is None:
-                continue
-            for got_applied, scheduled, (sub, projection, result, want_scheduled) in zip(
-                    region.applied, region.scheduled, applies, strict=True):
-                got = plain(got_applied.projection)
-                assert got == projection, (entry.seq, sub.op, differences(got, projection))
-                assert got_applied.result == result, (entry.seq, sub.op)
-                assert scheduled == want_scheduled, (entry.seq, sub.op)
-            checked[entry.op] += 1
+
+        def region_of(_whole: StoreState, entry: Entry) -> RegionApplied:
+            region = apply_from_graph(service.graph, entry, upto=entry.seq - 1)
             items_read.append(region.fetched.count(ITEMS))
-        assert set(checked) >= WITH_A_REGION, (checked, whole_reads)
+            return region
+
+        checked, unknown, whole = check_every_entry(service.journal.entries_after(0), region_of, (NeedMore,))
+        assert set(checked) >= WITH_A_REGION, (checked, unknown)
+        assert set(unknown) <= {ops.TICK, ops.SNAPSHOT, ops.FLAG}, unknown
         assert max(items_read) < len(whole.knowledge.items), (max(items_read), len(whole.knowledge.items))
     finally:
         service.close()
