@@ -15,10 +15,15 @@ import itertools
 import json
 from typing import Any
 
+import pytest
+
 from benchmarks.service_shape import LOADER, mix
 from graph_service.service import Service
 from graph_service.storage.port import GraphPort
 from tests.backends import Backend
+
+# Every knowledge entry these tests write is also applied on what it reads from the graph, and must agree.
+pytestmark = pytest.mark.usefixtures("knowledge_reads_checked")
 
 
 def whole_graph(backend: Backend, graph: GraphPort) -> tuple[list[str], list[str]]:
