@@ -201,9 +201,11 @@ def scratch_state(fetched: Fetched) -> KnowledgeState:
     def scheduled(unit: str) -> bool:
         return unit in before.order.time
 
-    state.order.first = DerivedMap("unit_first", lambda u: (scheduled(u), first_learned(before, u)))
-    state.order.preds = DerivedMap("unit_preds",
-                                   lambda u: (scheduled(u), frozenset(predecessors(before, u))))
+    # Only a scheduled unit has them (Order keeps the three together); an unscheduled one reads nothing more.
+    state.order.first = DerivedMap("unit_first", lambda u: (True, first_learned(before, u)) if scheduled(u)
+                                   else (False, None))
+    state.order.preds = DerivedMap("unit_preds", lambda u: (True, frozenset(predecessors(before, u)))
+                                   if scheduled(u) else (False, None))
     return state
 
 
