@@ -22,10 +22,8 @@ from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import (
     ASSERTION_OPS,
-    RESOLUTION_OPS,
     KnowledgeHistory,
     knowledge_at,
-    knowledge_ops,
 )
 from graph_service.knowledge.partial import (
     DEPENDENTS,
@@ -36,9 +34,8 @@ from graph_service.knowledge.partial import (
     RESOLUTIONS,
     SUPERSEDED_BY,
     UNIT_TIME,
-    Fetched,
     RegionApplied,
-    apply_on_what_it_reads,
+    apply_answering,
     read_with,
 )
 from graph_service.knowledge.region import entry_region_start
@@ -117,7 +114,7 @@ class PartsFromGraph:
             history = KnowledgeHistory(
                 upto=self.upto, ticks=self.ticks,
                 items=self.graph.run("items_entries_upto", {**upto, "payload_ops": list(ASSERTION_OPS), "ids": [key]}),
-                **_flags_and_covers(self.graph.run("item_flags_upto", {**upto, "ids": [key]})))
+                **parts.flags_and_covers(self.graph.run("item_flags_upto", {**upto, "ids": [key]})))
             return knowledge_at(history).items.get(key)
         if part == ON_KEY:
             return {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
@@ -133,8 +130,7 @@ class PartsFromGraph:
             return knowledge_at(history).flags.get(key)
         if part in (DISPUTES, RESOLUTIONS):
             on_key = sorted(self._part(ON_KEY, key))
-            rows = self.graph.run("disputes_about_items_upto",
-                                  {**upto, "ids": on_key, "payload_ops": list(RESOLUTION_OPS)}) if on_key else []
+            rows = parts.disputes_history(self.graph, self.upto, on_key) if on_key else []
             state = knowledge_at(KnowledgeHistory(upto=self.upto, disputes=rows))
             self._read[(DISPUTES, key)] = state.dispute_events.get(key, ())
             self._read[(RESOLUTIONS, key)] = list(state.resolutions.get(key, ()))
@@ -149,26 +145,10 @@ class PartsFromGraph:
         raise ValueError(f"{part!r} is not a part of the knowledge store")
 
 
-def _flags_and_covers(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """item_flags_upto's rows as KnowledgeHistory's flags (one row per write) and covers (one per edge)."""
-    flags = list({(r["id"], r["seq"]): r for r in rows}.values())
-    covers = list({(r["id"], r["item"]): {"flag": r["id"], "item": r["item"], "since_seq": r["since_seq"]}
-                   for r in rows}.values())
-    return {"flags": flags, "covers": covers}
-
-
 def apply_from_graph(graph: GraphPort, entry: Entry, upto: int) -> RegionApplied:
     """Apply one journal entry's knowledge operations on only what their rules read, each part read from the
     graph as of position `upto` (the entry before it) as it is asked for: what the entry does on the whole
     store's state (knowledge.partial), at the cost of what it reads. NeedMore (for a whole part) from a tick,
     a snapshot or a flag over a scope; HistoryMissing where the store was written before history was kept."""
-    subs = [Entry(seq=entry.seq, op=op, by=entry.by, at=entry.at, payload=payload)
-            for op, payload in knowledge_ops(entry.op, entry.payload)]
     source = PartsFromGraph(graph, upto)
-    steps = apply_on_what_it_reads(subs, Fetched(clock=source.clock))
-    try:
-        wanted = next(steps)
-        while True:
-            wanted = steps.send(source.answer(wanted.part, wanted.key))
-    except StopIteration as done:
-        return done.value
+    return apply_answering(entry, source.clock, source.answer)

@@ -67,13 +67,11 @@ def knowledge_from_history(graph: GraphPort, as_of: int, parts: frozenset[str] =
     if FLAGS in parts and ids is None:
         flags, covers = graph.run("flags_history_upto", upto), graph.run("flag_covers_upto", upto)
     elif FLAGS in parts:
-        rows = graph.run("item_flags_upto", {**upto, "ids": ids})
-        flags = list({(r["id"], r["seq"]): r for r in rows}.values())
-        covers = list({(r["id"], r["item"]): {"flag": r["id"], "item": r["item"], "since_seq": r["since_seq"]}
-                       for r in rows}.values())
+        read = flags_and_covers(graph.run("item_flags_upto", {**upto, "ids": ids}))
+        flags, covers = read["flags"], read["covers"]
     history = KnowledgeHistory(
         upto=as_of, items=items, flags=flags, covers=covers,
-        disputes=_disputes(graph, as_of, parts, ids),
+        disputes=disputes_history(graph, as_of, ids) if DISPUTES in parts else [],
         snapshots=graph.run("snapshots_history_upto", upto) if SNAPSHOTS in parts else [],
         ticks=graph.run("entries_of_op_upto", {**upto, "op": ops.TICK}) if CLOCK in parts else [],
         refusals=graph.run("entries_of_op_upto", {**upto, "op": ops.REFUSED}) if REFUSALS in parts else [],
@@ -82,10 +80,17 @@ def knowledge_from_history(graph: GraphPort, as_of: int, parts: frozenset[str] =
     return knowledge_at(history)
 
 
-def _disputes(graph: GraphPort, as_of: int, parts: frozenset[str], ids: list[str] | None) -> list[dict[str, Any]]:
-    """The disputes' histories (every dispute's, or those about `ids`), with their resolutions' payloads."""
-    if DISPUTES not in parts:
-        return []
+def flags_and_covers(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """item_flags_upto's rows as KnowledgeHistory's `flags` (one row per write) and `covers` (one per edge)."""
+    flags = list({(r["id"], r["seq"]): r for r in rows}.values())
+    covers = list({(r["id"], r["item"]): {"flag": r["id"], "item": r["item"], "since_seq": r["since_seq"]}
+                   for r in rows}.values())
+    return {"flags": flags, "covers": covers}
+
+
+def disputes_history(graph: GraphPort, as_of: int, ids: list[str] | None) -> list[dict[str, Any]]:
+    """The disputes' histories up to `as_of` (every dispute's, or those about `ids`), with their resolutions'
+    payloads: KnowledgeHistory's `disputes`."""
     params = {"upto": as_of, "payload_ops": list(RESOLUTION_OPS)}
     if ids is None:
         return graph.run("disputes_history_upto", params)

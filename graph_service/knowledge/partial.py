@@ -323,16 +323,27 @@ def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> d
     return found
 
 
+def operations_of(entry: Entry) -> list[Entry]:
+    """The knowledge entries one journal entry applies at its position: itself, or an answer's operations."""
+    return [Entry(seq=entry.seq, op=op, by=entry.by, at=entry.at, payload=payload)
+            for op, payload in carried_ops(entry.op, entry.payload)]
+
+
+def apply_answering(entry: Entry, clock: int,
+                    answer: Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]) -> RegionApplied:
+    """`apply_on_what_it_reads` for one journal entry's knowledge operations, at store clock `clock`, each
+    part it asks for answered by `answer(part, key)` (a map from part to {key: what is there})."""
+    steps = apply_on_what_it_reads(operations_of(entry), Fetched(clock=clock))
+    try:
+        wanted = next(steps)
+        while True:
+            wanted = steps.send(answer(wanted.part, wanted.key))
+    except StopIteration as done:
+        return done.value
+
+
 def apply_from_whole_state(knowledge: KnowledgeState, entry: Entry) -> RegionApplied:
     """Apply one journal entry's knowledge operations on what they read, fetched from a whole store's
     knowledge state (which it leaves as it was): the reference a read of the graph is checked against, and
     what measures the reads a write needs."""
-    subs = [Entry(seq=entry.seq, op=op, by=entry.by, at=entry.at, payload=payload)
-            for op, payload in carried_ops(entry.op, entry.payload)]
-    steps = apply_on_what_it_reads(subs, Fetched(clock=knowledge.clock))
-    try:
-        wanted = next(steps)
-        while True:
-            wanted = steps.send(whole_state_answer(knowledge, wanted.part, wanted.key))
-    except StopIteration as done:
-        return done.value
+    return apply_answering(entry, knowledge.clock, lambda part, key: whole_state_answer(knowledge, part, key))

@@ -15,7 +15,7 @@ import pytest
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import knowledge_ops
-from graph_service.knowledge.partial import ITEMS, Fetched, NeedMore, RegionApplied
+from graph_service.knowledge.partial import ITEMS, Fetched, NeedMore, RegionApplied, operations_of
 from graph_service.knowledge.region import RegionStart, RegionUnknown, region_start
 from graph_service.knowledge_region import apply_from_graph, knowledge_region, region_members
 from graph_service.questions.state import ANSWER_QUESTION
@@ -36,7 +36,7 @@ def _on_whole_components(graph: GraphPort, largest: list[int]) -> Callable[[Stor
         carried = knowledge_ops(entry.op, entry.payload)
         region = knowledge_region(graph, carried, upto=entry.seq - 1)
         largest.append(len(region.items))
-        subs = [Entry(seq=entry.seq, op=op, by=entry.by, at=entry.at, payload=p) for op, p in carried]
+        subs = operations_of(entry)
         return RegionApplied([region.apply(sub) for sub in subs], Fetched(), 1, [{} for _ in subs])
 
     return region_of
