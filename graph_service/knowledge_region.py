@@ -22,9 +22,11 @@ from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import (
     ASSERTION_OPS,
+    RESOLUTION_OPS,
     KnowledgeHistory,
     knowledge_at,
 )
+from graph_service.knowledge.incremental import unit_of
 from graph_service.knowledge.partial import (
     DEPENDENTS,
     DISPUTES,
@@ -38,6 +40,7 @@ from graph_service.knowledge.partial import (
     apply_answering,
     read_with,
 )
+from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.storage.port import GraphPort
@@ -111,11 +114,7 @@ class PartsFromGraph:
     def _read_part(self, part: str, key: Any) -> Any:
         upto = {"upto": self.upto}
         if part == ITEMS:
-            history = KnowledgeHistory(
-                upto=self.upto, ticks=self.ticks,
-                items=self.graph.run("items_entries_upto", {**upto, "payload_ops": list(ASSERTION_OPS), "ids": [key]}),
-                **parts.flags_and_covers(self.graph.run("item_flags_upto", {**upto, "ids": [key]})))
-            return knowledge_at(history).items.get(key)
+            return self._read_item(key)
         if part == ON_KEY:
             return {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
         if part in (DEPENDENTS, SUPERSEDED_BY):
@@ -123,26 +122,73 @@ class PartsFromGraph:
             return {r.id for r in walk(self.graph, [key], ((step, part),), max_depth=1, upto=self.upto)}
         if part == FLAGS:
             covers = self.graph.run("flag_covered_items_upto", {**upto, "flags": [key]})
-            if any(r["since_seq"] is None for r in covers):
-                raise HistoryMissing(self.upto)
-            history = KnowledgeHistory(upto=self.upto, covers=covers,
-                                       flags=self.graph.run("flags_by_id_history_upto", {**upto, "ids": [key]}))
-            return knowledge_at(history).flags.get(key)
+            return self._flag(key, self.graph.run("flags_by_id_history_upto", {**upto, "ids": [key]}),
+                              [{"item": c["item"], "since_seq": c["since_seq"]} for c in covers])
         if part in (DISPUTES, RESOLUTIONS):
             on_key = sorted(self._part(ON_KEY, key))
-            rows = parts.disputes_history(self.graph, self.upto, on_key) if on_key else []
-            state = knowledge_at(KnowledgeHistory(upto=self.upto, disputes=rows))
-            self._read[(DISPUTES, key)] = state.dispute_events.get(key, ())
-            self._read[(RESOLUTIONS, key)] = list(state.resolutions.get(key, ()))
+            self._disputes_of(key, parts.disputes_history(self.graph, self.upto, on_key) if on_key else [])
             return self._read[(part, key)]
         if part == UNIT_TIME:
-            done: int | None = None
-            for row in sorted(self.graph.run("unit_history_upto", {**upto, "ids": [key]}), key=lambda r: r["seq"]):
-                if row["changes"] is None:
-                    raise HistoryMissing(self.upto)
-                done = json.loads(row["changes"]).get("done_time", done)
-            return done
+            return self._done_time(self.graph.run("unit_history_upto", {**upto, "ids": [key]}))
         raise ValueError(f"{part!r} is not a part of the knowledge store")
+
+
+    def _read_item(self, item_id: str) -> ItemRecord | None:
+        """The item's record, read in one statement with what the rules read next of it (`read_with`), which
+        is kept for when they ask: as each part's own statement would give it."""
+        rows = self.graph.run("item_reads_upto", {"upto": self.upto, "ids": [item_id],
+                                                  "payload_ops": list(ASSERTION_OPS),
+                                                  "resolution_ops": list(RESOLUTION_OPS)})
+        if not rows:
+            return None
+        row = rows[0]
+        flags = [{"id": f["id"], **w} for f in row["flags"] for w in f["writes"]]
+        covers = [{"flag": f["id"], "item": item_id, "since_seq": f["since_seq"]} for f in row["flags"]]
+        rec = knowledge_at(KnowledgeHistory(
+            upto=self.upto, ticks=self.ticks, items=[{"id": item_id, **w} for w in row["writes"]],
+            flags=flags, covers=covers)).items.get(item_id)
+        if rec is None:
+            return None
+        self._read[(DEPENDENTS, item_id)] = self._linked(row["dependents"])
+        self._read[(SUPERSEDED_BY, item_id)] = self._linked(row["superseded_by"])
+        self._read[(UNIT_TIME, unit_of(rec))] = self._done_time(row["unit_writes"])
+        for flag in row["flags"]:
+            if flag["id"] in rec.flags:
+                self._read[(FLAGS, flag["id"])] = self._flag(flag["id"], flag["writes"], flag["covers"])
+        if rec.key is not None:
+            self._read[(ON_KEY, rec.key)] = set(row["on_key"])
+            disputes = {(d["id"], w["seq"]): {"id": d["id"], **w}
+                        for d in row["disputes"] for w in d["writes"]}
+            self._disputes_of(rec.key, list(disputes.values()))
+        return rec
+
+    def _linked(self, edges: Iterable[Mapping[str, Any]]) -> set[str]:
+        # The items at the other end of edges written by `upto` (as `walk` keeps them).
+        if any(e["since"] is None for e in edges):
+            raise HistoryMissing(self.upto)
+        return {e["id"] for e in edges if e["since"] <= self.upto}
+
+    def _done_time(self, writes: Iterable[Mapping[str, Any]]) -> int | None:
+        done: int | None = None
+        for row in sorted(writes, key=lambda r: r["seq"]):
+            if row["changes"] is None:
+                raise HistoryMissing(self.upto)
+            done = json.loads(row["changes"]).get("done_time", done)
+        return done
+
+    def _flag(self, flag_id: str, writes: Iterable[Mapping[str, Any]],
+              covers: Iterable[Mapping[str, Any]]) -> FlagRecord | None:
+        covered = [{"flag": flag_id, **c} for c in covers]
+        if any(c["since_seq"] is None for c in covered):
+            raise HistoryMissing(self.upto)
+        covered = [c for c in covered if c["since_seq"] <= self.upto]
+        history = KnowledgeHistory(upto=self.upto, covers=covered, flags=[{"id": flag_id, **w} for w in writes])
+        return knowledge_at(history).flags.get(flag_id)
+
+    def _disputes_of(self, key: str, rows: list[dict[str, Any]]) -> None:
+        state = knowledge_at(KnowledgeHistory(upto=self.upto, disputes=rows))
+        self._read[(DISPUTES, key)] = state.dispute_events.get(key, ())
+        self._read[(RESOLUTIONS, key)] = list(state.resolutions.get(key, ()))
 
 
 def apply_from_graph(graph: GraphPort, entry: Entry, upto: int) -> RegionApplied:
