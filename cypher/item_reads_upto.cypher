@@ -1,6 +1,6 @@
 // Everything a knowledge write's rules read of the items $ids as of position $upto, in one statement
 // (graph_service.knowledge_region.PartsFromGraph): each item's writes (with the payload of those whose
-// op is one of $payload_ops: its assertions), the items derived from it and superseding it (each edge's
+// op is one of $payload_ops: its assertions, and the store clock after each), the items derived from it and superseding it (each edge's
 // first position), its unit's writes (its done time), the flags covering it (each COVERS edge's first
 // position, the flag's writes and every item it covers), and the items on its key with the writes of
 // every dispute about them (with the payload of those whose op is one of $resolution_ops: its
@@ -13,7 +13,7 @@ MATCH (i:Item {id: iid})
 OPTIONAL MATCH (i)<-[w:WROTE]-(e)
 WHERE e.seq <= $upto
 WITH i, collect(CASE WHEN e IS NULL THEN null ELSE
-       {seq: e.seq, op: e.op, by: e.by, at: e.at, changes: w.changes,
+       {seq: e.seq, op: e.op, by: e.by, at: e.at, clock: e.clock, changes: w.changes,
         payload: CASE WHEN e.op IN $payload_ops THEN e.payload END} END) AS writes
 OPTIONAL MATCH (d:Item)-[r:DERIVED_FROM]->(i)
 WITH i, writes, collect(CASE WHEN d IS NULL THEN null ELSE {id: d.id, since: r.since_seq} END) AS dependents

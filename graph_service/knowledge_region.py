@@ -1,12 +1,13 @@
 """What a knowledge entry's rules read, read from the graph: the state a write that holds no copy of the
 store applies it on (docs/stateless-path.md).
 
-Two readers. `apply_from_graph` answers knowledge.partial's parts as they are asked for (an item's history,
-a key's items, an item's dependents and superseders, a flag, a key's disputes, a unit's done time: one or
-two indexed statements each), so an entry costs what its rules read. `knowledge_region` reads the whole
-components of what the entry names (graph_service.knowledge.region), walked level by level: exact, but on
-a store whose facts chain together a component is most of the store, so it is the reference, not the
-path. Both read the store's ticks, until the store clock is kept on the head.
+Two readers. `apply_from_graph` answers knowledge.partial's parts as they are asked for (an item with what
+the rules read next of it in one statement; a key's items, an item's dependents or superseders, a flag, a
+key's disputes, a unit's done time asked on their own in one or two indexed statements each), and reads the
+store clock stored with the entry at the position (graph_service.journal.clock), so an entry costs what its
+rules read, not what the store holds. `knowledge_region` reads the whole components of what the entry names
+(graph_service.knowledge.region), walked level by level, with every tick: exact, but on a store whose facts
+chain together a component is most of the store, so it is the reference, not the path.
 """
 
 from __future__ import annotations
@@ -93,8 +94,24 @@ class PartsFromGraph:
     def __init__(self, graph: GraphPort, upto: int) -> None:
         self.graph, self.upto = graph, upto
         self._read: dict[tuple[str, Any], Any] = {}
-        self.ticks = graph.run("entries_of_op_upto", {"upto": upto, "op": ops.TICK})
-        self.clock = knowledge_at(KnowledgeHistory(upto=upto, ticks=self.ticks)).clock
+        self._tick_rows: list[dict[str, Any]] | None = None
+        self.clock = self._clock_at_upto()
+
+    def _clock_at_upto(self) -> int:
+        """The store clock after entry `upto`: stored with it (one indexed lookup), or summed from the ticks
+        for an entry stored before the clock was kept."""
+        if self.upto == 0:
+            return 0
+        rows = self.graph.run("entry_clock_at", {"seq": self.upto})
+        if rows and rows[0]["clock"] is not None:
+            return int(rows[0]["clock"])
+        return knowledge_at(KnowledgeHistory(upto=self.upto, ticks=self._ticks())).clock
+
+    def _ticks(self) -> list[dict[str, Any]]:
+        # Only for entries stored before the clock was kept: every tick up to `upto`, read once.
+        if self._tick_rows is None:
+            self._tick_rows = self.graph.run("entries_of_op_upto", {"upto": self.upto, "op": ops.TICK})
+        return self._tick_rows
 
     def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
         """What the store holds at `key` of `part` (None: nothing there), with an item what the rules read
@@ -145,7 +162,8 @@ class PartsFromGraph:
         flags = [{"id": f["id"], **w} for f in row["flags"] for w in f["writes"]]
         covers = [{"flag": f["id"], "item": item_id, "since_seq": f["since_seq"]} for f in row["flags"]]
         rec = knowledge_at(KnowledgeHistory(
-            upto=self.upto, ticks=self.ticks, items=[{"id": item_id, **w} for w in row["writes"]],
+            upto=self.upto, ticks=self._ticks() if any(w["clock"] is None for w in row["writes"]) else (),
+            items=[{"id": item_id, **w} for w in row["writes"]],
             flags=flags, covers=covers)).items.get(item_id)
         if rec is None:
             return None

@@ -2,8 +2,8 @@
 
 Every row is checked in this order: its position (an integer, the next one), the shape of every
 field, the RFC 8785 form of its body, the link to its predecessor (`prev`), its own hash, the Merkle
-tree hashes stored with it and its PREV edge; then the head, the projected marker and
-Entry nodes the ordered pages cannot see. The first problem is reported as a position and a reason,
+tree hashes stored with it, its PREV edge and the store clock stored with it; then the head, the
+projected marker and Entry nodes the ordered pages cannot see. The first problem is reported as a position and a reason,
 never as an exception, whatever the rows hold.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph_service.journal.chain import FORMAT, GENESIS, Entry, chained_hash
+from graph_service.journal.clock import clock_after
 from graph_service.journal.frontier import Frontier
 from graph_service.tlog.verifier import EntryError, canonical_bytes
 
@@ -56,10 +57,11 @@ class JournalAudit:
     """Feed stored entry rows in order with `feed`, then `finish` with the head; `finding` is the verdict."""
 
     def __init__(self, *, roots_at: Iterable[int] = (), after: int = 0, prev: str = GENESIS,
-                 frontier: Frontier | None = None) -> None:
+                 frontier: Frontier | None = None, clock: int = 0) -> None:
         """From the start of the journal, or resuming after position `after` whose hash is `prev`, with
-        the frontier at that position (which `feed` then advances)."""
+        the frontier and the store clock at that position (which `feed` then advances)."""
         self.finding: Finding | None = None
+        self.clock = clock
         self.checked = after
         self.frontier = frontier if frontier is not None else Frontier()
         self.roots: dict[int, bytes] = {}
@@ -132,6 +134,18 @@ class JournalAudit:
         if links != wanted:
             self._fail(seq, f"entry {seq}: its PREV edges point at {links!r}, not at {wanted or 'nothing'}")
             return None
+        try:
+            clock = clock_after(self.clock, entry.op, payload)
+        except (TypeError, ValueError):
+            self._fail(seq, f"entry {seq}: its tick's k is {payload.get('k')!r}, not a whole number")
+            return None
+        stored_clock = row.get("clock")
+        # Entries stored before the clock was kept have none: a reader then sums the ticks.
+        if stored_clock is not None and stored_clock != clock:
+            self._fail(seq, f"entry {seq}: the store clock stored with it is {stored_clock!r}, but its ticks "
+                            f"make it {clock}")
+            return None
+        self.clock = clock
         self.frontier.advance(seq, tree)
         if seq in self._roots_at:
             self.roots[seq] = self.frontier.root()

@@ -38,6 +38,7 @@ from graph_service.journal.chain import (
     legacy_entry_hash,
     sealed_with_bytes,
 )
+from graph_service.journal.clock import clock_after
 from graph_service.journal.frontier import Frontier
 from graph_service.journal.once import WriteOnce
 from graph_service.projection import Projection, projection_statement
@@ -193,6 +194,7 @@ class Journal:
         self.clock = clock
         self.seq = 0
         self.hash = GENESIS
+        self.store_clock = 0  # the store clock after entry `seq` (graph_service.journal.clock)
         self._lock = threading.RLock()
         # Positions this process is appending at, and the results of those a catch-up applied meanwhile.
         self._awaited: set[int] = set()
@@ -239,7 +241,7 @@ class Journal:
         those the graph lacks. At the first unsound entry the replay stops there (see `broken`)."""
         gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
         self._reset_domains()
-        self.seq, self.hash, self.frontier = 0, GENESIS, Frontier()
+        self.seq, self.hash, self.frontier, self.store_clock = 0, GENESIS, Frontier(), 0
         self._projected = self.stored_head()["projected"]
         audit = JournalAudit(frontier=self.frontier)
         for row in self.entry_rows_after(0):
@@ -297,7 +299,7 @@ class Journal:
                 return
             if head["seq"] == self.seq or self.broken is not None:
                 return
-            audit = JournalAudit(after=self.seq, prev=self.hash, frontier=self.frontier)
+            audit = JournalAudit(after=self.seq, prev=self.hash, frontier=self.frontier, clock=self.store_clock)
             for row in self.entry_rows_after(self.seq):
                 entry = audit.feed(row)
                 if entry is None:
@@ -322,6 +324,7 @@ class Journal:
         return applied
 
     def _apply(self, entry: Entry) -> Applied:
+        self.store_clock = clock_after(self.store_clock, entry.op, entry.payload)
         for domain in self.domains:
             if domain.handles(entry.op):
                 return domain.apply(entry)
@@ -405,10 +408,11 @@ class Journal:
                         field="payload",
                     )
                 entry = self._sealed(draft.op, by, draft.payload)
+                clock = clock_after(self.store_clock, entry.op, entry.payload)
                 empty = not draft.changes_graph
                 self._awaited.add(entry.seq)
             try:
-                landed = yield partial(self._append, entry, payload_text, once, projected=empty)
+                landed = yield partial(self._append, entry, payload_text, clock, once, projected=empty)
                 if not landed:
                     landed = yield partial(self._landed, entry)
                 if not landed:
@@ -529,7 +533,7 @@ class Journal:
         with self._lock, ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk-append") as appender:
             self.catch_up()
             durable = self.seq  # the last position the graph is known to hold
-            batch: list[tuple[Entry, str, Projection]] = []
+            batch: list[tuple[Entry, str, int, Projection]] = []
             in_flight: Future[int] | None = None
             in_flight_upto = durable
             try:
@@ -543,7 +547,7 @@ class Journal:
                     applied = self._apply(entry)
                     self.frontier.advance(entry.seq, tree)
                     self.seq, self.hash = entry.seq, entry.hash
-                    batch.append((entry, payload_text, applied.projection))
+                    batch.append((entry, payload_text, self.store_clock, applied.projection))
                     if len(batch) >= batch_size:
                         if in_flight is not None:
                             written += in_flight.result()
@@ -569,11 +573,11 @@ class Journal:
                 raise
         return written
 
-    def _flush(self, batch: list[tuple[Entry, str, Projection]]) -> int:
+    def _flush(self, batch: list[tuple[Entry, str, int, Projection]]) -> int:
         """Append a batch with compare-and-set and project it (only the graph is touched: it runs in a
         worker thread); Conflict when another writer appended first, and then nothing of it is written."""
         first = batch[0][0]
-        stored = [self._stored(entry, text) for entry, text, _ in batch]
+        stored = [self._stored(entry, text, clock) for entry, text, clock, _ in batch]
         rows = self.graph.run("append_entries", {
             "prev": first.prev, "first": first.seq, "entries": stored,
             "last": batch[-1][0].seq, "last_hash": batch[-1][0].hash,
@@ -583,17 +587,19 @@ class Journal:
         # projection_statement folds a node written by several entries into one upsert.
         if self._projected == first.seq - 1:
             try:
-                if self.graph.run(*projection_statement([(entry.seq, p) for entry, _, p in batch])):
+                if self.graph.run(*projection_statement([(entry.seq, p) for entry, _, _, p in batch])):
                     self._projected = batch[-1][0].seq
             except Exception:  # the entries are durable: the next catch-up re-derives their projection
                 log.exception("projection of journal entries %s..%s failed", first.seq, batch[-1][0].seq)
         return len(batch)
 
     @staticmethod
-    def _stored(entry: Entry, payload_text: str) -> dict[str, Any]:
-        # `name` is Neo4j Browser's caption; it is not part of the entry (nor of its hash).
+    def _stored(entry: Entry, payload_text: str, clock: int) -> dict[str, Any]:
+        # `name` is Neo4j Browser's caption and `clock` the store clock after the entry; neither is part of
+        # the entry (nor of its hash): the clock follows from the entries, and the audit checks it.
         return {"seq": entry.seq, "op": entry.op, "by": entry.by, "at": entry.at, "name": f"#{entry.seq} {entry.op}",
-                "payload": payload_text, "prev": entry.prev, "hash": entry.hash, "tree": list(entry.tree)}
+                "payload": payload_text, "prev": entry.prev, "hash": entry.hash, "tree": list(entry.tree),
+                "clock": clock}
 
     def _landed(self, entry: Entry) -> bool:
         """Is this very entry stored at its position? A client library that re-sends a statement
@@ -612,11 +618,12 @@ class Journal:
         if once.written is not None:
             self.graph.run("entry_keep_answer", {"seq": once.written, "key": once.key, "answer": answer})
 
-    def _append(self, entry: Entry, payload_text: str, once: WriteOnce | None = None, *,
+    def _append(self, entry: Entry, payload_text: str, clock: int, once: WriteOnce | None = None, *,
                 projected: bool = False) -> bool:
-        """Append with compare-and-set; `projected`: the entry changes nothing in the graph, so the same
-        statement moves the projected position past it (when the graph holds everything before it)."""
-        stored = self._stored(entry, payload_text)
+        """Append with compare-and-set (`clock`: the store clock after the entry); `projected`: the entry
+        changes nothing in the graph, so the same statement moves the projected position past it (when the
+        graph holds everything before it)."""
+        stored = self._stored(entry, payload_text, clock)
         if once is not None:  # beside the entry, outside its hash: the same atomic append keeps it
             stored.update(idem=once.key, idem_request=once.request)
         query = "append_entry_projected" if projected else "append_entry"

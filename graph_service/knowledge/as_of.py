@@ -229,11 +229,18 @@ def _item_record(item_id: str, props: Mapping[str, Any], rows: Iterable[Mapping[
                 rec.add_assertion(LiveAssertion(
                     seq=row["seq"], source=p["source"], by=p.get("by") or row["by"],
                     premises=tuple(p.get("derived_from") or ()), supersedes=p.get("supersedes"),
-                    clock_at=clock_before(row["seq"]), reconfirm_after=p.get("reconfirm_after"),
+                    clock_at=_clock_at(row, clock_before), reconfirm_after=p.get("reconfirm_after"),
                     valid=None if valid is None else (valid[0], valid[1])))
             elif op in _TAKE_BACK_OPS and p.get("id") == item_id:
                 rec.take_back(row["seq"])
     return rec
+
+
+def _clock_at(row: Mapping[str, Any], clock_before: Any) -> int:
+    """The store clock an assertion was made at: the clock stored with its entry (which is no tick, so the
+    clock after it is the clock before it), or for an entry stored before the clock was kept, the ticks'."""
+    stored = row.get("clock")
+    return int(stored) if stored is not None else clock_before(row["seq"])
 
 
 def _verdict(rec: ItemRecord, props: Mapping[str, Any], flags: Mapping[str, FlagRecord]) -> ItemVerdict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graph_service.journal.chain import Entry
+from graph_service.journal.clock import TICK
 
 ADD = "item.add"
 REFUSED = "item.refused"
@@ -15,7 +16,6 @@ USED = "item.used"
 FLAG = "flag.raise"
 END_FLAG = "flag.end"
 RESOLVE = "dispute.resolve"
-TICK = "clock.tick"
 SNAPSHOT = "snapshot.take"
 
 KNOWLEDGE_OPS: tuple[str, ...] = (

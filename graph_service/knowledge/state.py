@@ -15,6 +15,7 @@ from typing import Any
 
 from graph_service.domain import Applied
 from graph_service.journal.chain import Entry, canonical_json
+from graph_service.journal.clock import clock_after
 from graph_service.knowledge import ops, queries
 from graph_service.knowledge.fingerprint import RunningFingerprint
 from graph_service.knowledge.gates import DEFAULT_GATES, Gate
@@ -416,7 +417,7 @@ class KnowledgeState:
 
     def _tick(self, entry: Entry) -> Applied:
         projection = Projection()
-        self.clock += int(entry.payload.get("k", 0))
+        self.clock = clock_after(self.clock, entry.op, entry.payload)
         due: set[str] = set()
         while self._expiry and self._expiry[0][0] <= self.clock:
             due.add(heapq.heappop(self._expiry)[1])

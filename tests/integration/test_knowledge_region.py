@@ -60,18 +60,38 @@ def test_each_knowledge_entry_applied_on_its_whole_components_does_what_it_does_
         service.close()
 
 
-@pytest.mark.parametrize("seed", [3, 17])
+class NamedStatements:
+    """A graph that keeps the name of every statement run through it."""
+
+    def __init__(self, graph: GraphPort) -> None:
+        self.graph, self.names = graph, Counter[str]()
+
+    def run(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        self.names[name] += 1
+        return self.graph.run(name, params)
+
+
+@pytest.mark.parametrize(("seed", "clock_kept"), [(3, True), (17, True), (3, False)])
 def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_it_does_on_the_whole_store(
-        backend: Backend, seed: int) -> None:
+        backend: Backend, seed: int, clock_kept: bool) -> None:
     """knowledge.partial's parts read from the graph as of the entry before (apply_from_graph): the same
-    projection, result and done times as the whole store's state, reading a small part of the store."""
+    projection, result and done times as the whole store's state, reading a small part of the store. The
+    store clock, and the clock each assertion was made at, come from the entries (graph_service.journal.clock)
+    without reading a tick; on entries stored before the clock was kept, from the ticks, as exactly."""
     service = Service.open(backend.settings())
     try:
         write_knowledge_history(service, 120, seed)
+        # Assertions that run out, made after the clock moved: an assertion's clock matters to its expiry.
+        clocks = {r[0]: r[1] for r in backend.raw(service.graph, "MATCH (e:Entry) RETURN e.seq, e.clock")}
+        assert any(e.op == ops.ADD and e.payload.get("reconfirm_after") and clocks[e.seq] > 0
+                   for e in service.journal.entries_after(0))
+        if not clock_kept:
+            backend.raw(service.graph, "MATCH (e:Entry) REMOVE e.clock")
+        graph = NamedStatements(service.graph)
         items_read: list[int] = []
 
         def region_of(_whole: StoreState, entry: Entry) -> RegionApplied:
-            region = apply_from_graph(service.graph, entry, upto=entry.seq - 1)
+            region = apply_from_graph(graph, entry, upto=entry.seq - 1)  # type: ignore[arg-type]
             items_read.append(region.fetched.count(ITEMS))
             return region
 
@@ -79,8 +99,40 @@ def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_
         assert set(checked) >= WITH_A_REGION, (checked, unknown)
         assert set(unknown) <= {ops.TICK, ops.SNAPSHOT, ops.FLAG}, unknown
         assert max(items_read) < len(whole.knowledge.items), (max(items_read), len(whole.knowledge.items))
+        assert (graph.names["entries_of_op_upto"] > 0) is not clock_kept, graph.names
     finally:
         service.close()
+
+
+def test_every_entry_keeps_the_store_clock_after_it_on_every_write_path(backend: Backend, tmp_path: Any) -> None:
+    """A single write, a bulk load and an import each store with an entry the clock after it: the sum of
+    the ticks up to it."""
+    from graph_service.domain import Draft
+    from graph_service.knowledge.planning import plan_tick
+
+    service = Service.open(backend.settings())
+    try:
+        knowledge = service.state.knowledge
+        service.journal.write("ann", lambda: plan_tick(knowledge, 2))
+        service.journal.write("ann", lambda: Draft("note", {"text": "between"}, False))
+        service.journal.write_batch("ann", [lambda: plan_tick(knowledge, 3),
+                                            lambda: Draft("note", {"text": "b"}, False)])
+        exported = list(service.journal.entries_after(0))
+        clocks = dict(backend.raw(service.graph, "MATCH (e:Entry) RETURN e.seq, e.clock"))
+    finally:
+        service.close()
+    assert clocks == {1: 2, 2: 2, 3: 5, 4: 5}
+    if backend.neo4j is not None:
+        backend.wipe()
+        imported_into = backend
+    else:
+        imported_into = Backend("falkordb", tmp_path / "imported")
+    other = Service.open(imported_into.settings())
+    try:
+        other.journal.import_entries(exported)
+        assert dict(imported_into.raw(other.graph, "MATCH (e:Entry) RETURN e.seq, e.clock")) == clocks
+    finally:
+        other.close()
 
 
 def test_a_region_holds_the_whole_component_and_nothing_beyond_it(backend: Backend) -> None:

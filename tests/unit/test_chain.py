@@ -99,3 +99,39 @@ def test_any_single_edit_is_detected_at_its_position(texts: list[str], data: st.
                         "tree": ["3" * 64]}[field]
     finding = audit(stored).finding
     assert finding is not None and finding.position == i + 1, (field, finding)
+
+
+def ticked_chain(steps: list[int | None]) -> list[Entry]:
+    """Notes (None) and ticks of k clock units, chained."""
+    entries, prev = [], GENESIS
+    for i, k in enumerate(steps, start=1):
+        op, payload = ("note", {"text": str(i)}) if k is None else ("clock.tick", {"k": k})
+        entry = seal(prev, i, op, "ann", 1_700_000_000_000 + i, payload)
+        entries.append(entry)
+        prev = entry.hash
+    return entries
+
+
+def test_the_store_clock_stored_with_each_entry_is_checked() -> None:
+    stored = rows(ticked_chain([None, 3, None, 4, None]))
+    for row, clock in zip(stored, [0, 3, 3, 7, 7], strict=True):
+        row["clock"] = clock
+    checker = audit(stored)
+    assert checker.finding is None and checker.clock == 7
+    stored[2]["clock"] = 4  # outside the hash, so only the audit's own sum of the ticks can catch it
+    finding = audit(stored).finding
+    assert finding is not None and finding.position == 3 and "store clock" in finding.reason
+
+
+def test_entries_stored_before_the_clock_was_kept_have_none_and_pass() -> None:
+    stored = rows(ticked_chain([2, None, 5]))
+    stored[2]["clock"] = 7  # a later entry keeps it; the earlier ones, from an older version, do not
+    checker = audit(stored)
+    assert checker.finding is None and checker.clock == 7
+
+
+def test_a_tick_that_is_no_whole_number_is_a_finding_not_an_exception() -> None:
+    first = ticked_chain([None])[0]
+    stored = rows([first, seal(first.hash, 2, "clock.tick", "ann", 1, {"k": "x"})])
+    finding = audit(stored).finding
+    assert finding is not None and finding.position == 2 and "whole number" in finding.reason
