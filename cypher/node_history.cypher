@@ -43,3 +43,6 @@ RETURN 'Assertion' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w
 UNION ALL
 MATCH (n:Unit {id: $id})<-[w:WROTE]-(e:Entry)
 RETURN 'Unit' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Due {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Due' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

@@ -56,3 +56,7 @@ UNION ALL
 UNWIND $ids_Unit AS node_id
 MATCH (n:Unit {id: node_id})
 RETURN 'Unit' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Due AS node_id
+MATCH (n:Due {id: node_id})
+RETURN 'Due' AS label, n.id AS id, properties(n) AS props

@@ -16,5 +16,8 @@ CREATE INDEX FOR (n:Actor) ON (n.id);
 CREATE INDEX FOR (n:Observation) ON (n.id);
 CREATE INDEX FOR (n:Assertion) ON (n.id);
 CREATE INDEX FOR (n:Unit) ON (n.id);
+CREATE INDEX FOR (n:Due) ON (n.id);
+CREATE INDEX FOR (n:Due) ON (n.item);
+CREATE INDEX FOR (n:Due) ON (n.expires);
 CREATE INDEX FOR (n:Item) ON (n.key);
 CREATE INDEX FOR (n:Entry) ON (n.op);

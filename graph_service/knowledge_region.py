@@ -3,7 +3,8 @@ store applies it on (docs/stateless-path.md).
 
 Two readers. `apply_from_graph` answers knowledge.partial's parts as they are asked for (an item with what
 the rules read next of it in one statement; a key's items, an item's dependents or superseders, a flag, a
-key's disputes, a unit's done time asked on their own in one or two indexed statements each), and reads the
+key's disputes, a unit's done time, an item's pending expiry times asked on their own in one or two indexed
+statements each; what a tick takes from the expiry queue by the index on its times), and reads the
 store clock stored with the entry at the position (graph_service.journal.clock), so an entry costs what its
 rules read, not what the store holds. `knowledge_region` reads the whole components of what the entry names
 (graph_service.knowledge.region), walked level by level, with every tick: exact, but on a store whose facts
@@ -13,11 +14,12 @@ chain together a component is most of the store, so it is the reference, not the
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from graph_service.api import knowledge_as_of as parts
 from graph_service.api.knowledge_as_of import knowledge_from_history
+from graph_service.domain import Draft
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
@@ -31,14 +33,20 @@ from graph_service.knowledge.incremental import unit_of
 from graph_service.knowledge.partial import (
     DEPENDENTS,
     DISPUTES,
+    DUE,
     FLAGS,
     ITEMS,
     ON_KEY,
+    PENDING,
     RESOLUTIONS,
     SUPERSEDED_BY,
     UNIT_TIME,
+    Fetched,
     RegionApplied,
+    RegionPlanned,
+    answering,
     apply_answering,
+    plan_on_what_it_reads,
     read_with,
 )
 from graph_service.knowledge.records import FlagRecord, ItemRecord
@@ -147,6 +155,11 @@ class PartsFromGraph:
             return self._read[(part, key)]
         if part == UNIT_TIME:
             return self._done_time(self.graph.run("unit_history_upto", {**upto, "ids": [key]}))
+        if part == PENDING:
+            return {r["expires"] for r in self.graph.run("due_of_items_upto", {**upto, "ids": [key]})}
+        if part == DUE:
+            rows = self.graph.run("due_between_upto", {**upto, "after": self.clock, "until": key})
+            return [(r["expires"], r["item"]) for r in rows]
         raise ValueError(f"{part!r} is not a part of the knowledge store")
 
 
@@ -170,6 +183,7 @@ class PartsFromGraph:
         self._read[(DEPENDENTS, item_id)] = self._linked(row["dependents"])
         self._read[(SUPERSEDED_BY, item_id)] = self._linked(row["superseded_by"])
         self._read[(UNIT_TIME, unit_of(rec))] = self._done_time(row["unit_writes"])
+        self._read[(PENDING, item_id)] = set(row["pending"])
         for flag in row["flags"]:
             if flag["id"] in rec.flags:
                 self._read[(FLAGS, flag["id"])] = self._flag(flag["id"], flag["writes"], flag["covers"])
@@ -212,7 +226,15 @@ class PartsFromGraph:
 def apply_from_graph(graph: GraphPort, entry: Entry, upto: int) -> RegionApplied:
     """Apply one journal entry's knowledge operations on only what their rules read, each part read from the
     graph as of position `upto` (the entry before it) as it is asked for: what the entry does on the whole
-    store's state (knowledge.partial), at the cost of what it reads. NeedMore (for a whole part) from a tick,
-    a snapshot or a flag over a scope; HistoryMissing where the store was written before history was kept."""
+    store's state (knowledge.partial), at the cost of what it reads. NeedMore (for a whole part) from a
+    snapshot or a flag over a scope; HistoryMissing where the store was written before history was kept."""
     source = PartsFromGraph(graph, upto)
     return apply_answering(entry, source.clock, source.answer)
+
+
+def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], upto: int) -> RegionPlanned:
+    """Run a knowledge planner on only what it reads, each part read from the graph as of position `upto`
+    (the head it plans on) as it is asked for: the draft it gives on the whole store's state, or the refusal
+    it raises there (knowledge.partial.plan_on_what_it_reads)."""
+    source = PartsFromGraph(graph, upto)
+    return answering(plan_on_what_it_reads(plan, Fetched(clock=source.clock)), source.answer)

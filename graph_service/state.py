@@ -59,7 +59,7 @@ class StoreState:
             raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
         if domain is self.knowledge:
             self._items_gone(entry, applied)
-            self._scheduled(applied)
+            self._kept_for_writes(entry, applied)
         elif domain is self.stream:
             self._observations.update(row["id"] for row in (applied.result or {}).get("rows", ()))
         elif domain is self.statements and entry.op == OP_SAY:
@@ -125,7 +125,7 @@ class StoreState:
                 continue
             done = self.knowledge.apply(sub_entry)
             self._items_gone(sub_entry, done)
-            self._scheduled(done)
+            self._kept_for_writes(sub_entry, done)
             applied.projection.extend(done.projection)
             results.append(done.result)
             for item_id, (before, after) in status_changes(done.result).items():
@@ -159,12 +159,17 @@ class StoreState:
         if gone:
             applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
 
-    def _scheduled(self, applied: Applied) -> None:
-        """Each unit whose done time the knowledge entry changed keeps it on its Unit node (`done_time`, removed
-        when it is no longer scheduled): the one part of the incremental order that is not its own items'
-        (docs/stateless-path.md), so a write that holds no copy of the store reads it from the graph."""
+    def _kept_for_writes(self, entry: Entry, applied: Applied) -> None:
+        """What the knowledge entry changed of the two parts of the knowledge state that are not its items'
+        own (docs/stateless-path.md), kept in the graph so a write that holds no copy of the store reads
+        them there: each unit's done time on its Unit node (`done_time`, removed when it is no longer
+        scheduled), and each (item, time) the expiry queue took in or gave up on its Due node
+        (`queued_at`, `taken_at`: the positions that did)."""
         for unit, done_time in sorted(self.knowledge.scheduled.items()):
             applied.projection.node("Unit", unit, done_time=done_time)
+        for (item_id, expires), queued in sorted(self.knowledge.expiry.changes.items()):
+            props = {"item": item_id, "expires": expires, "queued_at": entry.seq} if queued else {"taken_at": entry.seq}
+            applied.projection.node("Due", due_id(item_id, expires), **props)
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted goes with it (SPEC 3.4); evidence that went
@@ -190,6 +195,11 @@ class StoreState:
         from graph_service.beliefs.fingerprint import fingerprint_of
 
         return fingerprint_of(self.beliefs.fingerprint_rows())
+
+
+def due_id(item_id: str, expires: int) -> str:
+    """The id of the Due node of an item queued at a store-clock time."""
+    return f"{item_id}@{expires}"
 
 
 def status_changes(result: Any) -> dict[str, tuple[str, str]]:

@@ -1,25 +1,27 @@
 """A store state that checks every knowledge entry it applies against the same entry applied on only what
-its rules read from the graph (graph_service.knowledge_region.apply_from_graph): the stateless write's
-reader, cross-checked on the writes of whole API test modules before the in-memory copy is dropped."""
+its rules read from the graph (graph_service.knowledge_region.apply_from_graph), and every knowledge plan
+against the same planner run on what it reads there (plan_from_graph): the stateless write's reader,
+cross-checked on the writes of whole API test modules before the in-memory copy is dropped."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from graph_service.domain import Applied
+from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.partial import NeedMore
-from graph_service.knowledge_region import apply_from_graph
+from graph_service.knowledge.state import KnowledgeState
+from graph_service.knowledge_region import apply_from_graph, plan_from_graph
 from graph_service.service import Service
 from graph_service.state import StoreState
 from graph_service.storage.port import GraphPort
-from tests.knowledge_applies import Recorded, disagreements, plain
+from tests.knowledge_applies import Recorded, check_plans, disagreements, plain
 
 
 class CheckedStoreState(StoreState):
@@ -47,7 +49,8 @@ class CheckedStoreState(StoreState):
 
         def recorded(sub: Entry) -> Applied:
             applied = apply(sub)
-            seen.append((sub, plain(applied.projection), applied.result, dict(self.knowledge.scheduled)))
+            seen.append((sub, plain(applied.projection), applied.result, dict(self.knowledge.scheduled),
+                         dict(self.knowledge.expiry.changes)))
             return applied
 
         self.knowledge.apply = recorded  # type: ignore[method-assign]
@@ -66,17 +69,29 @@ class CheckedStoreState(StoreState):
 
 @pytest.fixture
 def knowledge_reads_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
-    """Every Service opened in the test keeps a CheckedStoreState; at the end, no knowledge entry applied on
-    what it read from the graph did otherwise than on the whole state."""
+    """Every Service opened in the test keeps a CheckedStoreState, and every knowledge planner called on its
+    knowledge state also plans on what it reads from the graph (knowledge_region.plan_from_graph); at the
+    end, no knowledge entry applied, and no plan made, on what it read from the graph did otherwise than on
+    the whole state."""
     checks: Counter[str] = Counter()
     mismatches: list[Any] = []
+    states: list[CheckedStoreState] = []
     plain_init = Service.__init__
 
     def checked_init(self: Service, graph: GraphPort, settings: Any = None) -> None:
         plain_init(self, graph, settings)
         self.state = CheckedStoreState(graph, checks, mismatches)
+        states.append(self.state)
         self.journal = Journal(graph, [self.state])
 
+    def on_graph(knowledge: KnowledgeState, plan: Callable[[KnowledgeState], Draft]) -> Draft | None:
+        # The planner runs on the state of the head it was applied to, which the graph holds once projected.
+        for state in states:
+            if state.knowledge is knowledge and state._projected_through(state.position):
+                return plan_from_graph(state._graph, plan, upto=state.position).draft
+        return None
+
     monkeypatch.setattr(Service, "__init__", checked_init)
+    check_plans(monkeypatch, on_graph, checks, mismatches)
     yield checks
     assert not mismatches, mismatches

@@ -11,10 +11,11 @@ what it was given, so it did what it does on the whole store's state.
 
 Each part is fetched whole for the key asked: an item's record (with its assertions, taken back or not),
 the ids of every item on a key, every item citing an item (`dependents_of`) or superseding it
-(`superseded_by`), a flag's record with every item it covers, a key's dispute events and resolutions, and a
+(`superseded_by`), a flag's record with every item it covers, a key's dispute events and resolutions, a
 unit's done time (incremental.Order; its first position and predecessors are derived from its items, see
-`scratch_state`, so the graph keeps only the done time, on the unit's Unit node). The store clock is
-given with the first fetch. What the rules only write (the subject and scope indexes, the expiry heap, the
+`scratch_state`, so the graph keeps only the done time, on the unit's Unit node), an item's pending expiry
+times, and the pairs a tick takes from the expiry queue (knowledge.expiry; Due nodes in the graph). The
+store clock is given with the first fetch. What the rules only write (the subject and scope indexes, the
 running fingerprint, the open disputes of the keys fetched, refusals) is kept in the scratch state, not
 read.
 """
@@ -24,20 +25,22 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from graph_service.domain import Applied
+from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import knowledge_ops as carried_ops
+from graph_service.knowledge.expiry import ExpiryQueue
 from graph_service.knowledge.incremental import Order, first_learned, predecessors, unit_of
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent, Resolution
 from graph_service.knowledge.state import KnowledgeState
 
 # The parts a scratch state reads, each a map from its key.
-ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME = (
-    "items", "on_key", "dependents", "superseded_by", "flags", "disputes", "resolutions", "unit_time")
-PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME)
+ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE = (
+    "items", "on_key", "dependents", "superseded_by", "flags", "disputes", "resolutions", "unit_time", "pending",
+    "due")
+PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE)
 MAX_ROUNDS = 10_000
 
 
@@ -127,14 +130,21 @@ class WriteOnlyIndex(dict):  # type: ignore[type-arg]
     __getitem__ = __contains__ = get = pop = __iter__ = __len__ = keys = values = items = _whole
 
 
-class WriteOnlyHeap(list):  # type: ignore[type-arg]
-    """The expiry heap: a write pushes onto it (heapq works on the list itself); only a tick reads it, and
-    what it reads is every item whose period runs out, so reading raises NeedMore for the whole."""
+class PartialExpiryQueue(ExpiryQueue):
+    """The expiry queue of a scratch state: an item's pending times are a part (`PENDING`, read when the rules
+    queue it), and a tick's due pairs another (`DUE`, keyed by the clock it moves to: every pair queued after
+    the fetched clock and at or before that one, by time). Queuing adds to a heap of its own, which a tick
+    never reads (a pair queued in an entry is ahead of the clock it runs at)."""
 
-    def _whole(self, *_: Any, **__: Any) -> Any:
-        raise NeedMore("expiry", WHOLE)
+    def __init__(self, pending: Mapping[str, Any], due: Mapping[int, Any]) -> None:
+        super().__init__()
+        self.pending = PartialMap(PENDING, {k: set(v) for k, v in pending.items() if v}, pending)
+        self._fetched_due = due
 
-    __getitem__ = __len__ = __bool__ = __iter__ = _whole
+    def _due_upto(self, clock: int) -> list[tuple[int, str]]:
+        if clock not in self._fetched_due:
+            raise NeedMore(DUE, clock)
+        return sorted(self._fetched_due[clock])
 
 
 class DerivedMap(PartialMap):
@@ -234,7 +244,7 @@ def _fresh_state(fetched: Fetched) -> KnowledgeState:
     state.order = order
     state.by_subject = WriteOnlyIndex("by_subject")
     state.by_scope = WriteOnlyIndex("by_scope")
-    state._expiry = WriteOnlyHeap()
+    state.expiry = PartialExpiryQueue(parts[PENDING], parts[DUE])
     return state
 
 
@@ -255,6 +265,32 @@ class RegionApplied:
     rounds: int
     scheduled: list[dict[str, int | None]]
     """Each entry's changes to the units' done times (KnowledgeState.scheduled), what the graph keeps."""
+    expiries: list[dict[tuple[str, int], bool]]
+    """Each entry's changes to the expiry queue (ExpiryQueue.changes), what the graph keeps."""
+
+
+T = TypeVar("T")
+
+
+def _on_what_it_reads(run: Callable[[KnowledgeState], T], fetched: Fetched
+                      ) -> Generator[Wanted, Mapping[str, Mapping[Any, Any]], tuple[T, int]]:
+    """Run `run` on a scratch state of what has been fetched, again each time it reads what was not, after
+    yielding that part and adding what is sent back (see apply_on_what_it_reads); its value and the runs."""
+    for rounds in range(1, MAX_ROUNDS + 1):
+        state = scratch_state(fetched)
+        try:
+            value = run(state)
+        except NeedMore as missing:
+            if missing.key == WHOLE:
+                raise
+            found = yield Wanted(missing.part, missing.key)
+            if missing.key not in found.get(missing.part, {}):
+                raise NeedMore(missing.part, missing.key) from None
+            for part, entries in found.items():
+                fetched.add(part, entries)
+            continue
+        return value, rounds
+    raise RuntimeError(f"a run on what it reads did not end in {MAX_ROUNDS} rounds")
 
 
 def apply_on_what_it_reads(knowledge_ops: list[Entry], fetched: Fetched | None = None
@@ -267,25 +303,37 @@ def apply_on_what_it_reads(knowledge_ops: list[Entry], fetched: Fetched | None =
     was fetched and how many applications it took. Raises what applying raises, and NeedMore for a part
     the caller did not send when asked."""
     fetched = fetched or Fetched()
-    for rounds in range(1, MAX_ROUNDS + 1):
-        state = scratch_state(fetched)
-        scheduled: list[dict[str, int | None]] = []
-        try:
-            applied = []
-            for entry in knowledge_ops:
-                applied.append(state.apply(entry))
-                scheduled.append(dict(state.scheduled))
-        except NeedMore as missing:
-            if missing.key == WHOLE:
-                raise
-            found = yield Wanted(missing.part, missing.key)
-            if missing.key not in found.get(missing.part, {}):
-                raise NeedMore(missing.part, missing.key) from None
-            for part, entries in found.items():
-                fetched.add(part, entries)
-            continue
-        return RegionApplied(applied, fetched, rounds, scheduled)
-    raise RuntimeError(f"an application on its region did not end in {MAX_ROUNDS} rounds")
+
+    def apply_all(state: KnowledgeState) -> tuple[list[Applied], list[dict[str, int | None]],
+                                                   list[dict[tuple[str, int], bool]]]:
+        applied, scheduled, expiries = [], [], []
+        for entry in knowledge_ops:
+            applied.append(state.apply(entry))
+            scheduled.append(dict(state.scheduled))
+            expiries.append(dict(state.expiry.changes))
+        return applied, scheduled, expiries
+
+    (applied, scheduled, expiries), rounds = yield from _on_what_it_reads(apply_all, fetched)
+    return RegionApplied(applied, fetched, rounds, scheduled, expiries)
+
+
+@dataclass
+class RegionPlanned:
+    """What a planner drafted on what it read (or the refusal it raised), and what it read to do it."""
+
+    draft: Draft
+    fetched: Fetched
+    rounds: int
+
+
+def plan_on_what_it_reads(plan: Callable[[KnowledgeState], Draft], fetched: Fetched | None = None
+                          ) -> Generator[Wanted, Mapping[str, Mapping[Any, Any]], RegionPlanned]:
+    """Run a knowledge planner (knowledge.planning: it reads the state and changes nothing) on a scratch
+    state, fetching what it reads as apply_on_what_it_reads does: the draft it gives on the whole store's
+    state, or the UserError, NotFound or Conflict it raises there."""
+    fetched = fetched or Fetched()
+    draft, rounds = yield from _on_what_it_reads(plan, fetched)
+    return RegionPlanned(draft, fetched, rounds)
 
 
 def _at(knowledge: KnowledgeState, part: str, key: Hashable) -> Any:
@@ -300,15 +348,17 @@ def _at(knowledge: KnowledgeState, part: str, key: Hashable) -> Any:
         DISPUTES: lambda: knowledge.dispute_events.get(key, ()),
         RESOLUTIONS: lambda: list(knowledge.resolutions.get(key, ())),
         UNIT_TIME: lambda: order.time.get(key),
+        PENDING: lambda: set(knowledge.expiry.pending.get(key, ())),
+        DUE: lambda: sorted(pair for pair in knowledge.expiry.heap if pair[0] <= key),
     }[part]()
 
 
 def read_with(rec: ItemRecord) -> list[tuple[str, Hashable]]:
     """What the rules read next of an item once they have read it, for a source to send in the same round
-    trip: its dependents and superseders, its unit's done time, its flags, and its key's items, disputes
-    and resolutions."""
+    trip: its dependents and superseders, its unit's done time, its pending expiry times, its flags, and its
+    key's items, disputes and resolutions."""
     more: list[tuple[str, Hashable]] = [(DEPENDENTS, rec.id), (SUPERSEDED_BY, rec.id), (UNIT_TIME, unit_of(rec)),
-                                        *((FLAGS, f) for f in sorted(rec.flags))]
+                                        (PENDING, rec.id), *((FLAGS, f) for f in sorted(rec.flags))]
     if rec.key is not None:
         more += [(ON_KEY, rec.key), (DISPUTES, rec.key), (RESOLUTIONS, rec.key)]
     return more
@@ -329,11 +379,12 @@ def operations_of(entry: Entry) -> list[Entry]:
             for op, payload in carried_ops(entry.op, entry.payload)]
 
 
-def apply_answering(entry: Entry, clock: int,
-                    answer: Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]) -> RegionApplied:
-    """`apply_on_what_it_reads` for one journal entry's knowledge operations, at store clock `clock`, each
-    part it asks for answered by `answer(part, key)` (a map from part to {key: what is there})."""
-    steps = apply_on_what_it_reads(operations_of(entry), Fetched(clock=clock))
+Answer = Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]
+
+
+def answering(steps: Generator[Wanted, Mapping[str, Mapping[Any, Any]], T], answer: Answer) -> T:
+    """Drive a run on what it reads (apply_ or plan_on_what_it_reads), each part it asks for answered by
+    `answer(part, key)` (a map from part to {key: what is there}); its value."""
     try:
         wanted = next(steps)
         while True:
@@ -342,8 +393,21 @@ def apply_answering(entry: Entry, clock: int,
         return done.value
 
 
+def apply_answering(entry: Entry, clock: int, answer: Answer) -> RegionApplied:
+    """`apply_on_what_it_reads` for one journal entry's knowledge operations, at store clock `clock`, each
+    part it asks for answered by `answer`."""
+    return answering(apply_on_what_it_reads(operations_of(entry), Fetched(clock=clock)), answer)
+
+
 def apply_from_whole_state(knowledge: KnowledgeState, entry: Entry) -> RegionApplied:
     """Apply one journal entry's knowledge operations on what they read, fetched from a whole store's
     knowledge state (which it leaves as it was): the reference a read of the graph is checked against, and
     what measures the reads a write needs."""
     return apply_answering(entry, knowledge.clock, lambda part, key: whole_state_answer(knowledge, part, key))
+
+
+def plan_from_whole_state(knowledge: KnowledgeState, plan: Callable[[KnowledgeState], Draft]) -> RegionPlanned:
+    """Run a planner on what it reads, fetched from a whole store's knowledge state: the reference a read of
+    the graph is checked against."""
+    fetched = Fetched(clock=knowledge.clock)
+    return answering(plan_on_what_it_reads(plan, fetched), lambda part, key: whole_state_answer(knowledge, part, key))

@@ -165,7 +165,8 @@ def plan_end_flag(state: KnowledgeState, flag_id: str) -> Draft:
 
 def plan_resolve(state: KnowledgeState, key: str, value: Any, why: str | None = None) -> Draft:
     """Draft a person's answer to the open dispute on `key`: `value` (an item's o) wins."""
-    open_here = [e for e in state.open_disputes.values() if e.key == key]
+    # The key's own disputes, not every open one filtered: a planner on what it reads asks for one key's.
+    open_here = sorted((e for e in state.dispute_events.get(key, ()) if e.open), key=lambda e: e.opened_at)
     if not open_here:
         raise Conflict(f"no open dispute on key {key}", field="key")
     try:

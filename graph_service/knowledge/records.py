@@ -76,7 +76,6 @@ class ItemRecord:
     flags: set[str] = field(default_factory=set)
     verdict: ItemVerdict = field(default_factory=lambda: ItemVerdict("retracted"))
     props: dict[str, Any] | None = None
-    expiry_pushed: int | None = None
     # (the assertions tuple it was built from, the live assertions): see `live`.
     _live: tuple[tuple[Asserted, ...], tuple[LiveAssertion, ...]] | None = field(
         default=None, init=False, repr=False, compare=False

@@ -9,7 +9,6 @@ or supersedes, where the whole component is evaluated as the definition (`evalua
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -17,6 +16,7 @@ from graph_service.domain import Applied
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.clock import clock_after
 from graph_service.knowledge import ops, queries
+from graph_service.knowledge.expiry import ExpiryQueue
 from graph_service.knowledge.fingerprint import RunningFingerprint
 from graph_service.knowledge.gates import DEFAULT_GATES, Gate
 from graph_service.knowledge.impact import Impact, impact
@@ -66,7 +66,7 @@ class KnowledgeState:
         self.refusals: list[dict[str, Any]] = []
         self.clock = 0
         self.position = 0
-        self._expiry: list[tuple[int, str]] = []
+        self.expiry = ExpiryQueue()
         # The units whose done time (order.time) the last entry applied changed, with the new one (None:
         # no longer scheduled): what the graph keeps of the order, so a write without the store reads it.
         self.scheduled: dict[str, int | None] = {}
@@ -97,6 +97,7 @@ class KnowledgeState:
         """Apply one committed entry. Total: an entry naming something unknown changes nothing."""
         self.position = max(self.position, entry.seq)
         self.scheduled = {}
+        self.expiry.changes = {}
         return self._handlers[entry.op](entry)
 
     def advance(self, seq: int) -> None:
@@ -203,9 +204,8 @@ class KnowledgeState:
             if before is not None and before != rec.status:
                 changes[item_id] = (before, rec.status)
             expires = rec.verdict.expires_at
-            if expires is not None and expires > self.clock and rec.expiry_pushed != expires:
-                rec.expiry_pushed = expires
-                heapq.heappush(self._expiry, (expires, item_id))
+            if expires is not None and expires > self.clock:
+                self.expiry.push(item_id, expires)
             if not unchanged:
                 self._materialise(rec, projection)
         for key in sorted(disputes):
@@ -418,11 +418,7 @@ class KnowledgeState:
     def _tick(self, entry: Entry) -> Applied:
         projection = Projection()
         self.clock = clock_after(self.clock, entry.op, entry.payload)
-        due: set[str] = set()
-        while self._expiry and self._expiry[0][0] <= self.clock:
-            due.add(heapq.heappop(self._expiry)[1])
-        for item_id in due:
-            self.items[item_id].expiry_pushed = None
+        due = self.expiry.take_due(self.clock)
         changes = self._recompute(sorted(due), projection) if due else {}
         return Applied(projection, {"clock": self.clock, "changes": changes})
 

@@ -7,22 +7,24 @@ from __future__ import annotations
 
 import statistics
 import types
+from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import pytest
 
 from graph_service.domain import Draft
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
-from graph_service.knowledge.partial import ITEMS, NeedMore, apply_from_whole_state
+from graph_service.knowledge.partial import ITEMS, NeedMore, apply_from_whole_state, plan_from_whole_state
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.state import StoreState
 from tests.integration.knowledge_histories import write_knowledge_history
-from tests.knowledge_applies import check_every_entry
+from tests.knowledge_applies import check_every_entry, check_plans
 
 # Every operation whose rules read only what they reach must be checked at least once.
 CHECKED_OPS = {ops.ADD, ops.RETRACT, ops.ROLLBACK, ops.RECONFIRM, ops.USED, ops.FLAG, ops.END_FLAG,
-               ops.RESOLVE, ANSWER_QUESTION}
+               ops.RESOLVE, ops.TICK, ANSWER_QUESTION}
 
 
 class _PureJournal:
@@ -53,7 +55,22 @@ def test_each_knowledge_entry_applied_on_what_it_reads_does_what_it_does_on_the_
     checked, unknown, _ = check_every_entry(history(150, seed), lambda whole, entry: apply_from_whole_state(
         whole.knowledge, entry), (NeedMore,))
     assert set(checked) >= CHECKED_OPS, (checked, unknown)
-    assert set(unknown) <= {ops.TICK, ops.SNAPSHOT, ops.FLAG}, unknown
+    assert set(unknown) <= {ops.SNAPSHOT, ops.FLAG}, unknown
+
+
+@pytest.mark.parametrize("seed", [3, 17, 29, 41])
+def test_each_knowledge_plan_run_on_what_it_reads_drafts_what_it_drafts_on_the_whole_store(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every planner call of the histories (the mix's, the extra knowledge writes', an answer's), run on only
+    what it reads (knowledge.partial.plan_on_what_it_reads): the same draft, or the same refusal."""
+    checks: Counter[str] = Counter()
+    mismatches: list[Any] = []
+    check_plans(monkeypatch, lambda state, plan: plan_from_whole_state(state, plan).draft, checks, mismatches)
+    history(150, seed)
+    assert not mismatches, mismatches[:3]
+    assert {f"plan {name}" for name in ("plan_add", "plan_retract", "plan_flag", "plan_end_flag", "plan_tick",
+                                        "plan_used")} <= set(checks), checks
+    assert checks["plans refused"] > 0, checks
 
 
 def test_a_write_reads_a_small_part_of_its_component() -> None:
