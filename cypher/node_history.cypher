@@ -46,3 +46,6 @@ RETURN 'Unit' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.chan
 UNION ALL
 MATCH (n:Due {id: $id})<-[w:WROTE]-(e:Entry)
 RETURN 'Due' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Fingerprint {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Fingerprint' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

@@ -60,3 +60,7 @@ UNION ALL
 UNWIND $ids_Due AS node_id
 MATCH (n:Due {id: node_id})
 RETURN 'Due' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Fingerprint AS node_id
+MATCH (n:Fingerprint {id: node_id})
+RETURN 'Fingerprint' AS label, n.id AS id, properties(n) AS props

@@ -16,8 +16,10 @@ CREATE CONSTRAINT observation_id IF NOT EXISTS FOR (n:Observation) REQUIRE n.id 
 CREATE CONSTRAINT assertion_id IF NOT EXISTS FOR (n:Assertion) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT unit_id IF NOT EXISTS FOR (n:Unit) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT due_id IF NOT EXISTS FOR (n:Due) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT fingerprint_id IF NOT EXISTS FOR (n:Fingerprint) REQUIRE n.id IS UNIQUE;
 CREATE INDEX due_item IF NOT EXISTS FOR (n:Due) ON (n.item);
 CREATE INDEX due_expires IF NOT EXISTS FOR (n:Due) ON (n.expires);
 CREATE INDEX item_key IF NOT EXISTS FOR (n:Item) ON (n.key);
+CREATE INDEX item_subject IF NOT EXISTS FOR (n:Item) ON (n.s);
 CREATE INDEX entry_idem IF NOT EXISTS FOR (n:Entry) ON (n.idem);
 CREATE INDEX entry_op IF NOT EXISTS FOR (n:Entry) ON (n.op);

@@ -34,11 +34,14 @@ from graph_service.knowledge.partial import (
     DEPENDENTS,
     DISPUTES,
     DUE,
+    FINGERPRINT,
     FLAGS,
     ITEMS,
     ON_KEY,
     PENDING,
     RESOLUTIONS,
+    SCOPE,
+    SUBJECT,
     SUPERSEDED_BY,
     UNIT_TIME,
     Fetched,
@@ -52,6 +55,7 @@ from graph_service.knowledge.partial import (
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.state import KnowledgeState
+from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort
 from graph_service.storage.walks import walk
 
@@ -123,11 +127,15 @@ class PartsFromGraph:
 
     def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
         """What the store holds at `key` of `part` (None: nothing there), with an item what the rules read
-        next of it."""
+        next of it, and with the items of a subject or a scope entry each of them and what they name (read
+        in one statement: the rules read them next)."""
         found: dict[str, dict[Any, Any]] = {part: {key: self._part(part, key)}}
-        rec = found[part][key] if part == ITEMS else None
-        for other, at in read_with(rec) if rec is not None else ():
-            found.setdefault(other, {})[at] = self._part(other, at)
+        ids = [key] if part == ITEMS else sorted(found[part][key]) if part in (SUBJECT, SCOPE) else []
+        self._read_items([i for i in ids if (ITEMS, i) not in self._read])
+        for item_id in ids:
+            rec = found.setdefault(ITEMS, {})[item_id] = self._part(ITEMS, item_id)
+            for other, at in read_with(rec) if rec is not None else ():
+                found.setdefault(other, {})[at] = self._part(other, at)
         return found
 
     def _part(self, part: str, key: Any) -> Any:
@@ -139,7 +147,14 @@ class PartsFromGraph:
     def _read_part(self, part: str, key: Any) -> Any:
         upto = {"upto": self.upto}
         if part == ITEMS:
-            return self._read_item(key)
+            self._read_items([key])
+            return self._read[(ITEMS, key)]
+        if part == SUBJECT:
+            rows = self.graph.run("items_on_subject_upto", {**upto, "subject": key})
+            # The node's `s` is a scalar's text too; the index holds items whose subject is this string.
+            return {r["id"] for r in rows if json.loads(r["body"]).get("s") == key}
+        if part == FINGERPRINT:
+            return self._fingerprint_sum()
         if part == ON_KEY:
             return {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
         if part in (DEPENDENTS, SUPERSEDED_BY):
@@ -163,15 +178,19 @@ class PartsFromGraph:
         raise ValueError(f"{part!r} is not a part of the knowledge store")
 
 
-    def _read_item(self, item_id: str) -> ItemRecord | None:
-        """The item's record, read in one statement with what the rules read next of it (`read_with`), which
-        is kept for when they ask: as each part's own statement would give it."""
-        rows = self.graph.run("item_reads_upto", {"upto": self.upto, "ids": [item_id],
+    def _read_items(self, ids: list[str]) -> None:
+        """The items' records, read in one statement with what the rules read next of each (`read_with`),
+        which is kept for when they ask: as each part's own statement would give it."""
+        if not ids:
+            return
+        rows = self.graph.run("item_reads_upto", {"upto": self.upto, "ids": ids,
                                                   "payload_ops": list(ASSERTION_OPS),
                                                   "resolution_ops": list(RESOLUTION_OPS)})
-        if not rows:
-            return None
-        row = rows[0]
+        by_id = {row["id"]: row for row in rows}
+        for item_id in ids:
+            self._read[(ITEMS, item_id)] = self._item_read(item_id, by_id[item_id]) if item_id in by_id else None
+
+    def _item_read(self, item_id: str, row: Mapping[str, Any]) -> ItemRecord | None:
         flags = [{"id": f["id"], **w} for f in row["flags"] for w in f["writes"]]
         covers = [{"flag": f["id"], "item": item_id, "since_seq": f["since_seq"]} for f in row["flags"]]
         rec = knowledge_at(KnowledgeHistory(
@@ -193,6 +212,22 @@ class PartsFromGraph:
                         for d in row["disputes"] for w in d["writes"]}
             self._disputes_of(rec.key, list(disputes.values()))
         return rec
+
+    def _fingerprint_sum(self) -> tuple[int, int]:
+        """The knowledge store's running fingerprint (digest sum, count) as of `upto`: the Fingerprint node's,
+        when no entry after `upto` changed it (one indexed lookup), else folded from its history."""
+        rows = self.graph.run("fingerprint_upto", {"id": KNOWLEDGE_FINGERPRINT, "upto": self.upto})
+        if not rows:
+            return 0, 0
+        row = rows[0]
+        if row["seq"] <= self.upto:
+            return int(row["total"], 16), int(row["count"])
+        held: dict[str, Any] = {}
+        for write in sorted(row["writes"], key=lambda w: w["seq"]):
+            if write["changes"] is None:
+                raise HistoryMissing(self.upto)
+            held.update(json.loads(write["changes"]))
+        return (int(held["total"], 16), int(held["count"])) if held else (0, 0)
 
     def _linked(self, edges: Iterable[Mapping[str, Any]]) -> set[str]:
         # The items at the other end of edges written by `upto` (as `walk` keeps them).

@@ -31,6 +31,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Assertion",
     "Unit",
     "Due",
+    "Fingerprint",
 )
 
 EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
@@ -74,7 +75,7 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
     "project_marker": ((), ()),
     "project_observations": (("Observation", "Actor"), (("OBSERVED_BY", "Observation", "Actor"),)),
     "project_items": (
-        ("Item", "Dispute", "Flag", "Snapshot", "Unit", "Due"),
+        ("Item", "Dispute", "Flag", "Snapshot", "Unit", "Due", "Fingerprint"),
         (("DERIVED_FROM", "Item", "Item"), ("SUPERSEDES", "Item", "Item"), ("ABOUT", "Dispute", "Item"),
          ("COVERS", "Flag", "Item"), ("READ", "Snapshot", "Item")),
     ),
@@ -87,7 +88,7 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
          ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor")),
     ),
     "project_beliefs": (
-        ("Item", "Dispute", "Unit", "Due", "Belief", "BeliefVersion", "Evidence", "Family", "Actor"),
+        ("Item", "Dispute", "Unit", "Due", "Fingerprint", "Belief", "BeliefVersion", "Evidence", "Family", "Actor"),
         (("DERIVED_FROM", "Item", "Item"), ("ABOUT", "Dispute", "Item"), ("BEARS_ON", "Evidence", "Belief"),
          ("FROM", "Evidence", "Family"), ("ROOTED_IN", "Evidence", "Observation"),
          ("ROOTED_IN", "Evidence", "Item"), ("ROOTED_IN", "Evidence", "Belief"), ("REPRESENTS", "Family", "Actor"),
@@ -144,6 +145,7 @@ CAPTIONS: dict[str, tuple[tuple[str, ...], Any]] = {
                                                    if p.get(k) is not None)),
     "Assertion": (("claim",), lambda p: p["claim"]),
     "Due": (("expires", "item"), lambda p: f"runs out at clock {p['expires']}: {p['item']}"),
+    "Fingerprint": (("count",), lambda p: f"what {p['count']} present items say, summed"),
 }
 
 

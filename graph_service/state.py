@@ -24,6 +24,7 @@ from graph_service.statements import OP_SAY, StatementState, message_observation
 from graph_service.stream.state import StreamState
 
 RETRACTED = "retracted"
+KNOWLEDGE_FINGERPRINT = "knowledge"  # the id of the Fingerprint node (see StoreState._kept_for_writes)
 
 
 class StoreState:
@@ -51,6 +52,7 @@ class StoreState:
     def apply(self, entry: Entry) -> Applied:
         """Apply one entry with its cross-domain effects; deterministic in the journal prefix."""
         self.position = entry.seq
+        summed = self.knowledge.fingerprint_sum()
         for domain in self._domains:
             if domain.handles(entry.op):
                 applied = domain.apply(entry)
@@ -59,7 +61,7 @@ class StoreState:
             raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
         if domain is self.knowledge:
             self._items_gone(entry, applied)
-            self._kept_for_writes(entry, applied)
+            self._kept_for_writes(entry, applied, summed)
         elif domain is self.stream:
             self._observations.update(row["id"] for row in (applied.result or {}).get("rows", ()))
         elif domain is self.statements and entry.op == OP_SAY:
@@ -123,9 +125,10 @@ class StoreState:
                 raise RuntimeError(f"journal entry {entry.seq} carries a non-knowledge effect {sub_entry.op!r}")
             if self.skip and subject_of(sub_entry) in self.skip:
                 continue
+            summed = self.knowledge.fingerprint_sum()
             done = self.knowledge.apply(sub_entry)
             self._items_gone(sub_entry, done)
-            self._kept_for_writes(sub_entry, done)
+            self._kept_for_writes(sub_entry, done, summed)
             applied.projection.extend(done.projection)
             results.append(done.result)
             for item_id, (before, after) in status_changes(done.result).items():
@@ -159,17 +162,22 @@ class StoreState:
         if gone:
             applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
 
-    def _kept_for_writes(self, entry: Entry, applied: Applied) -> None:
-        """What the knowledge entry changed of the two parts of the knowledge state that are not its items'
-        own (docs/stateless-path.md), kept in the graph so a write that holds no copy of the store reads
-        them there: each unit's done time on its Unit node (`done_time`, removed when it is no longer
-        scheduled), and each (item, time) the expiry queue took in or gave up on its Due node
-        (`queued_at`, `taken_at`: the positions that did)."""
+    def _kept_for_writes(self, entry: Entry, applied: Applied, summed: tuple[int, int]) -> None:
+        """What the knowledge entry changed of the parts of the knowledge state that are not its items' own
+        (docs/stateless-path.md), kept in the graph so a write that holds no copy of the store reads them
+        there: each unit's done time on its Unit node (`done_time`, removed when it is no longer scheduled),
+        each (item, time) the expiry queue took in or gave up on its Due node (`queued_at`, `taken_at`: the
+        positions that did), and the running fingerprint's sum (`summed` before the entry) on the one
+        Fingerprint node (`total` in hex, `count`, and `seq`, the position that last changed it)."""
         for unit, done_time in sorted(self.knowledge.scheduled.items()):
             applied.projection.node("Unit", unit, done_time=done_time)
         for (item_id, expires), queued in sorted(self.knowledge.expiry.changes.items()):
             props = {"item": item_id, "expires": expires, "queued_at": entry.seq} if queued else {"taken_at": entry.seq}
             applied.projection.node("Due", due_id(item_id, expires), **props)
+        total, count = self.knowledge.fingerprint_sum()
+        if (total, count) != summed:
+            applied.projection.node("Fingerprint", KNOWLEDGE_FINGERPRINT, total=format(total, "064x"), count=count,
+                                    seq=entry.seq)
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted goes with it (SPEC 3.4); evidence that went

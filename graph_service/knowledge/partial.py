@@ -14,10 +14,12 @@ the ids of every item on a key, every item citing an item (`dependents_of`) or s
 (`superseded_by`), a flag's record with every item it covers, a key's dispute events and resolutions, a
 unit's done time (incremental.Order; its first position and predecessors are derived from its items, see
 `scratch_state`, so the graph keeps only the done time, on the unit's Unit node), an item's pending expiry
-times, and the pairs a tick takes from the expiry queue (knowledge.expiry; Due nodes in the graph). The
-store clock is given with the first fetch. What the rules only write (the subject and scope indexes, the
-running fingerprint, the open disputes of the keys fetched, refusals) is kept in the scratch state, not
-read.
+times, the pairs a tick takes from the expiry queue (knowledge.expiry; Due nodes in the graph), the items on
+a subject or in a scope entry (what a snapshot and a flag over a scope read; learning an item adds to them
+blind, see BlindIndex), and the store's running fingerprint (read only where its value is: a snapshot). The
+store clock is given with the first fetch. What the rules only write (the open disputes of the keys fetched,
+refusals) is kept in the scratch state, not read. Reading every item (a flag over an empty scope, a
+snapshot of everything) raises NeedMore for the whole part: such a write touches the whole store.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import knowledge_ops as carried_ops
 from graph_service.knowledge.expiry import ExpiryQueue
+from graph_service.knowledge.fingerprint import RunningFingerprint, combine
 from graph_service.knowledge.incremental import Order, first_learned, predecessors, unit_of
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent, Resolution
@@ -40,7 +43,10 @@ from graph_service.knowledge.state import KnowledgeState
 ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE = (
     "items", "on_key", "dependents", "superseded_by", "flags", "disputes", "resolutions", "unit_time", "pending",
     "due")
-PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE)
+SUBJECT, SCOPE, FINGERPRINT = "subject", "scope", "fingerprint"
+PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE, SUBJECT,
+         SCOPE, FINGERPRINT)
+STORE = "knowledge"  # the one key of FINGERPRINT: the whole store's running sum
 MAX_ROUNDS = 10_000
 
 
@@ -113,21 +119,30 @@ class PartialMap(dict):  # type: ignore[type-arg]
         raise NeedMore(self.part, WHOLE)
 
 
-class WriteOnlyIndex(dict):  # type: ignore[type-arg]
-    """An index the rules add to on a write but read only for whole-store questions (the subject and scope
-    indexes: a flag over a scope, a snapshot's query): adding works; reading raises NeedMore for the whole."""
-
-    def __init__(self, part: str) -> None:
-        super().__init__()
-        self.part = part
+class BlindIndex(PartialMap):
+    """An index of item ids by a key (the items on a subject, or in a scope entry) that the rules add to when
+    they learn an item, and read only for a snapshot or a flag over a scope: reading a key needs it fetched
+    (NeedMore otherwise), but adding to a key not fetched writes blind, into a set of its own, since an
+    application that goes on to read that key starts again with it fetched."""
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self.known:
+            return set() if default is None else default
         return super().setdefault(key, default)
 
-    def _whole(self, *_: Any, **__: Any) -> Any:
-        raise NeedMore(self.part, WHOLE)
 
-    __getitem__ = __contains__ = get = pop = __iter__ = __len__ = keys = values = items = _whole
+class PartialFingerprint(RunningFingerprint):
+    """The running fingerprint of a scratch state: the changes its application makes, added to the store's
+    sum (FINGERPRINT), which is read only when the value is (a snapshot records it)."""
+
+    def __init__(self, fetched: tuple[int, int] | None) -> None:
+        super().__init__()
+        self._base = fetched
+
+    def value(self) -> str:
+        if self._base is None:
+            raise NeedMore(FINGERPRINT, STORE)
+        return combine(self._base[0] + self.total, self._base[1] + self.count)
 
 
 class PartialExpiryQueue(ExpiryQueue):
@@ -242,8 +257,9 @@ def _fresh_state(fetched: Fetched) -> KnowledgeState:
     order = Order()
     order.time = PartialMap(UNIT_TIME, _present(parts[UNIT_TIME]), parts[UNIT_TIME])
     state.order = order
-    state.by_subject = WriteOnlyIndex("by_subject")
-    state.by_scope = WriteOnlyIndex("by_scope")
+    state.by_subject = BlindIndex(SUBJECT, {k: set(v) for k, v in parts[SUBJECT].items() if v}, parts[SUBJECT])
+    state.by_scope = BlindIndex(SCOPE, {k: set(v) for k, v in parts[SCOPE].items() if v}, parts[SCOPE])
+    state._fingerprint = PartialFingerprint(parts[FINGERPRINT].get(STORE))
     state.expiry = PartialExpiryQueue(parts[PENDING], parts[DUE])
     return state
 
@@ -349,6 +365,9 @@ def _at(knowledge: KnowledgeState, part: str, key: Hashable) -> Any:
         RESOLUTIONS: lambda: list(knowledge.resolutions.get(key, ())),
         UNIT_TIME: lambda: order.time.get(key),
         PENDING: lambda: set(knowledge.expiry.pending.get(key, ())),
+        SUBJECT: lambda: set(knowledge.by_subject.get(key, ())),
+        SCOPE: lambda: set(knowledge.by_scope.get(key, ())),
+        FINGERPRINT: lambda: knowledge.fingerprint_sum(),
         DUE: lambda: sorted(pair for pair in knowledge.expiry.heap if pair[0] <= key),
     }[part]()
 
@@ -365,11 +384,15 @@ def read_with(rec: ItemRecord) -> list[tuple[str, Hashable]]:
 
 
 def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
-    """What was asked, and with an item what `read_with` names."""
+    """What was asked, with an item what `read_with` names, and with the items of a subject or a scope entry
+    each item and what it names (the rules read them next), as the graph's reader sends them."""
     found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
-    rec = knowledge.items.get(key) if part == ITEMS else None
-    for other, at in read_with(rec) if rec is not None else ():
-        found.setdefault(other, {})[at] = _at(knowledge, other, at)
+    ids = [key] if part == ITEMS else sorted(found[part][key]) if part in (SUBJECT, SCOPE) else []
+    for item_id in ids:
+        rec = knowledge.items.get(item_id)
+        found.setdefault(ITEMS, {})[item_id] = rec
+        for other, at in read_with(rec) if rec is not None else ():
+            found.setdefault(other, {})[at] = _at(knowledge, other, at)
     return found
 
 

@@ -110,6 +110,10 @@ class KnowledgeState:
         """A hash of every present item's status, rank, support and time range (see fingerprint.py)."""
         return self._fingerprint.value()
 
+    def fingerprint_sum(self) -> tuple[int, int]:
+        """The running fingerprint's digest sum and count (what the graph keeps on its Fingerprint node)."""
+        return self._fingerprint.total, self._fingerprint.count
+
     def status(self, item_id: str) -> str | None:
         """The item's status, None for an id never written."""
         rec = self.items.get(item_id)

@@ -24,7 +24,7 @@ from tests.knowledge_applies import check_every_entry, check_plans
 
 # Every operation whose rules read only what they reach must be checked at least once.
 CHECKED_OPS = {ops.ADD, ops.RETRACT, ops.ROLLBACK, ops.RECONFIRM, ops.USED, ops.FLAG, ops.END_FLAG,
-               ops.RESOLVE, ops.TICK, ANSWER_QUESTION}
+               ops.RESOLVE, ops.TICK, ops.SNAPSHOT, ANSWER_QUESTION}
 
 
 class _PureJournal:
