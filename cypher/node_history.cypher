@@ -49,3 +49,6 @@ RETURN 'Due' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.chang
 UNION ALL
 MATCH (n:Fingerprint {id: $id})<-[w:WROTE]-(e:Entry)
 RETURN 'Fingerprint' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Scope {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Scope' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

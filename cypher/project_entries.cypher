@@ -27,6 +27,7 @@ FOREACH (x IN $lists.n_Assertion | MERGE (n:Assertion {id: x.id}) SET n += x.pro
 FOREACH (x IN $lists.n_Unit | MERGE (n:Unit {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Due | MERGE (n:Due {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Fingerprint | MERGE (n:Fingerprint {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_Scope | MERGE (n:Scope {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.e_DERIVED_FROM_Item_Item | MERGE (a:Item {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:DERIVED_FROM]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_SUPERSEDES_Item_Item | MERGE (a:Item {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:SUPERSEDES]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_ABOUT_Dispute_Item | MERGE (a:Dispute {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:ABOUT]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
@@ -53,5 +54,6 @@ FOREACH (x IN $lists.e_ATTRIBUTED_TO_Assertion_Actor | MERGE (a:Assertion {id: x
 FOREACH (x IN $lists.e_YIELDED_Assertion_Evidence | MERGE (a:Assertion {id: x.src}) MERGE (b:Evidence {id: x.dst}) MERGE (a)-[r:YIELDED]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_OBSERVED_BY_Observation_Actor | MERGE (a:Observation {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:OBSERVED_BY]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_SAME_AS_Actor_Actor | MERGE (a:Actor {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:SAME_AS]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_IN_SCOPE_Item_Scope | MERGE (a:Item {id: x.src}) MERGE (b:Scope {id: x.dst}) MERGE (a)-[r:IN_SCOPE]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 SET h.projected = $last
 RETURN h.projected AS projected

@@ -19,10 +19,12 @@ FOREACH (x IN $lists.n_Snapshot | MERGE (n:Snapshot {id: x.id}) SET n += x.props
 FOREACH (x IN $lists.n_Unit | MERGE (n:Unit {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Due | MERGE (n:Due {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Fingerprint | MERGE (n:Fingerprint {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_Scope | MERGE (n:Scope {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.e_DERIVED_FROM_Item_Item | MERGE (a:Item {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:DERIVED_FROM]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_SUPERSEDES_Item_Item | MERGE (a:Item {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:SUPERSEDES]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_ABOUT_Dispute_Item | MERGE (a:Dispute {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:ABOUT]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_COVERS_Flag_Item | MERGE (a:Flag {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:COVERS]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_READ_Snapshot_Item | MERGE (a:Snapshot {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:READ]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_IN_SCOPE_Item_Scope | MERGE (a:Item {id: x.src}) MERGE (b:Scope {id: x.dst}) MERGE (a)-[r:IN_SCOPE]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 SET h.projected = $last
 RETURN h.projected AS projected

@@ -105,3 +105,7 @@ UNION ALL
 UNWIND $ends_SAME_AS_Actor_Actor AS ends
 MATCH (:Actor {id: ends.src})-[r:SAME_AS]->(:Actor {id: ends.dst})
 RETURN 'SAME_AS' AS rel, 'Actor' AS src_label, 'Actor' AS dst_label, ends.src AS src, ends.dst AS dst, properties(r) AS props
+UNION ALL
+UNWIND $ends_IN_SCOPE_Item_Scope AS ends
+MATCH (:Item {id: ends.src})-[r:IN_SCOPE]->(:Scope {id: ends.dst})
+RETURN 'IN_SCOPE' AS rel, 'Item' AS src_label, 'Scope' AS dst_label, ends.src AS src, ends.dst AS dst, properties(r) AS props

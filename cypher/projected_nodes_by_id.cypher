@@ -64,3 +64,7 @@ UNION ALL
 UNWIND $ids_Fingerprint AS node_id
 MATCH (n:Fingerprint {id: node_id})
 RETURN 'Fingerprint' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Scope AS node_id
+MATCH (n:Scope {id: node_id})
+RETURN 'Scope' AS label, n.id AS id, properties(n) AS props

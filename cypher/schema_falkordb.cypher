@@ -18,6 +18,7 @@ CREATE INDEX FOR (n:Assertion) ON (n.id);
 CREATE INDEX FOR (n:Unit) ON (n.id);
 CREATE INDEX FOR (n:Due) ON (n.id);
 CREATE INDEX FOR (n:Fingerprint) ON (n.id);
+CREATE INDEX FOR (n:Scope) ON (n.id);
 CREATE INDEX FOR (n:Due) ON (n.item);
 CREATE INDEX FOR (n:Due) ON (n.expires);
 CREATE INDEX FOR (n:Item) ON (n.key);

@@ -54,7 +54,7 @@ from graph_service.knowledge.partial import (
 )
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
-from graph_service.knowledge.state import KnowledgeState
+from graph_service.knowledge.state import KnowledgeState, scope_id
 from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort
 from graph_service.storage.walks import walk
@@ -153,6 +153,9 @@ class PartsFromGraph:
             rows = self.graph.run("items_on_subject_upto", {**upto, "subject": key})
             # The node's `s` is a scalar's text too; the index holds items whose subject is this string.
             return {r["id"] for r in rows if json.loads(r["body"]).get("s") == key}
+        if part == SCOPE:
+            name, value = key
+            return self._linked(self.graph.run("items_in_scope_upto", {"scope": scope_id(name, json.loads(value))}))
         if part == FINGERPRINT:
             return self._fingerprint_sum()
         if part == ON_KEY:

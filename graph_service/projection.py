@@ -32,6 +32,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Unit",
     "Due",
     "Fingerprint",
+    "Scope",
 )
 
 EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
@@ -61,6 +62,7 @@ EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("YIELDED", "Assertion", "Evidence"),
     ("OBSERVED_BY", "Observation", "Actor"),
     ("SAME_AS", "Actor", "Actor"),
+    ("IN_SCOPE", "Item", "Scope"),
 )
 
 
@@ -75,9 +77,9 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
     "project_marker": ((), ()),
     "project_observations": (("Observation", "Actor"), (("OBSERVED_BY", "Observation", "Actor"),)),
     "project_items": (
-        ("Item", "Dispute", "Flag", "Snapshot", "Unit", "Due", "Fingerprint"),
+        ("Item", "Dispute", "Flag", "Snapshot", "Unit", "Due", "Fingerprint", "Scope"),
         (("DERIVED_FROM", "Item", "Item"), ("SUPERSEDES", "Item", "Item"), ("ABOUT", "Dispute", "Item"),
-         ("COVERS", "Flag", "Item"), ("READ", "Snapshot", "Item")),
+         ("COVERS", "Flag", "Item"), ("READ", "Snapshot", "Item"), ("IN_SCOPE", "Item", "Scope")),
     ),
     "project_statements": (
         ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family"),

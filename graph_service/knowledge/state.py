@@ -37,6 +37,11 @@ from graph_service.projection import NodeUpsert, Projection
 StatusChanges = dict[str, tuple[str, str]]
 
 
+def scope_id(name: str, value: Any) -> str:
+    """The id of the Scope node of one scope entry: items in it have an IN_SCOPE edge to it."""
+    return f"{name}={canonical_json(value)}"
+
+
 class KnowledgeState:
     """Items, flags, disputes and the store clock, as the journal applied so far gives them."""
 
@@ -274,6 +279,7 @@ class KnowledgeState:
     def _add(self, entry: Entry) -> Applied:
         p = entry.payload
         rec = self._record_for(p, entry.seq)
+        learned = not rec.assertions  # a record is made by its first assertion
         premises = tuple(p.get("derived_from") or ())
         supersedes = p.get("supersedes")
         valid = p.get("valid")
@@ -294,6 +300,9 @@ class KnowledgeState:
         elif not rec.promoted:
             rec.held_why = p.get("why")
         projection = Projection()
+        if learned:  # the scope entries it is in, as the graph's index of items by scope (scope_id)
+            for name, value in sorted(rec.scope.items()):
+                projection.edge("IN_SCOPE", "Item", rec.id, "Scope", scope_id(name, value))
         for premise in premises:
             self.dependents_of.setdefault(premise, set()).add(rec.id)
             projection.edge("DERIVED_FROM", "Item", rec.id, "Item", premise)

@@ -1,7 +1,8 @@
 """A random history that exercises every knowledge operation, for the tests that compare what the graph
-gives back with a replay: the realistic mix (benchmarks.service_shape) with flags raised and ended,
-same-key facts disputing and resolved, ticks running re-confirmation periods out, uses, recorded
-snapshots, retractions, rollbacks, and questions asked and answered (an answer's own adds)."""
+gives back with a replay: the realistic mix (benchmarks.service_shape) with flags raised (over ids, a key,
+everything, or a scope some facts are learned in) and ended, same-key facts disputing and resolved, ticks
+running re-confirmation periods out, uses, recorded snapshots, retractions, rollbacks, and questions asked
+and answered (an answer's own adds)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from graph_service.journal.notes import plan_note
 from graph_service.knowledge import planning
 from graph_service.questions import plans
 from graph_service.service import Service
+
+SITES = ("north", "south")  # the scopes some facts are learned in, and some flags are raised over
 
 
 def write_knowledge_history(service: Service, n: int, seed: int) -> None:
@@ -50,6 +53,8 @@ def write_knowledge_history(service: Service, n: int, seed: int) -> None:
             yield lambda: planning.plan_flag(k, why="key drift", key=(some(k.by_key) or ["[]"])[0])
         elif roll < 0.18:
             yield lambda: planning.plan_flag(k, why="everything", scope={})
+        elif roll < 0.21:
+            yield lambda: planning.plan_flag(k, why="site drift", scope={"site": rng.choice(SITES)})
         elif roll < 0.28:
             yield lambda: planning.plan_end_flag(k, (some(f.id for f in k.flags.values() if f.pending) or [""])[0])
         elif roll < 0.50:
@@ -58,7 +63,8 @@ def write_knowledge_history(service: Service, n: int, seed: int) -> None:
             for value in rng.sample(("red", "blue", "green"), 2):
                 raw = {"kind": "fact", "body": {"s": subject, "r": "colour", "o": value},
                        "source": rng.choice(("person", "person", "person", "person", "spec")),
-                       "reconfirm_after": rng.choice((None, 3, 8))}
+                       "reconfirm_after": rng.choice((None, 3, 8)),
+                       "scope": rng.choice(({}, {}, {"site": rng.choice(SITES)}))}
                 yield lambda raw=raw: planning.plan_add(k, raw, by=rng.choice(("ann", "bob")))
         elif roll < 0.53:
             yield lambda: _resolve()

@@ -48,7 +48,7 @@ def test_each_knowledge_entry_applied_on_its_whole_components_does_what_it_does_
         backend: Backend, seed: int) -> None:
     service = Service.open(backend.settings())
     try:
-        write_knowledge_history(service, 120, seed)
+        write_knowledge_history(service, 160, seed)
         largest: list[int] = []
         checked, unknown, whole = check_every_entry(
             service.journal.entries_after(0), _on_whole_components(service.graph, largest), (RegionUnknown,),
@@ -82,7 +82,7 @@ def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_
     reads the pairs it takes from the expiry queue by their time, not every item."""
     service = Service.open(backend.settings())
     try:
-        write_knowledge_history(service, 120, seed)
+        write_knowledge_history(service, 160, seed)
         # Assertions that run out, made after the clock moved: an assertion's clock matters to its expiry.
         clocks = {r[0]: r[1] for r in backend.raw(service.graph, "MATCH (e:Entry) RETURN e.seq, e.clock")}
         assert any(e.op == ops.ADD and e.payload.get("reconfirm_after") and clocks[e.seq] > 0
@@ -97,9 +97,12 @@ def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_
             items_read.append(region.fetched.count(ITEMS))
             return region
 
-        checked, unknown, whole = check_every_entry(service.journal.entries_after(0), region_of, (NeedMore,))
+        entries = list(service.journal.entries_after(0))
+        checked, unknown, whole = check_every_entry(entries, region_of, (NeedMore,))
         assert set(checked) >= WITH_A_REGION | {ops.TICK, ops.SNAPSHOT}, (checked, unknown)
         assert set(unknown) <= {ops.SNAPSHOT, ops.FLAG}, unknown
+        flags = [e.payload.get("scope") for e in entries if e.op == ops.FLAG]  # over everything: the whole store
+        assert unknown[ops.FLAG] == flags.count({}) and any(flags), (unknown, flags)
         assert max(items_read) < len(whole.knowledge.items), (max(items_read), len(whole.knowledge.items))
         assert (graph.names["entries_of_op_upto"] > 0) is not clock_kept, graph.names
         assert graph.names["due_between_upto"] == checked[ops.TICK], graph.names  # a tick reads its due pairs

@@ -52,10 +52,14 @@ def history(n: int, seed: int) -> list[Entry]:
 
 @pytest.mark.parametrize("seed", [3, 17, 29, 41])
 def test_each_knowledge_entry_applied_on_what_it_reads_does_what_it_does_on_the_whole_store(seed: int) -> None:
-    checked, unknown, _ = check_every_entry(history(150, seed), lambda whole, entry: apply_from_whole_state(
+    entries = history(200, seed)
+    checked, unknown, _ = check_every_entry(entries, lambda whole, entry: apply_from_whole_state(
         whole.knowledge, entry), (NeedMore,))
     assert set(checked) >= CHECKED_OPS, (checked, unknown)
     assert set(unknown) <= {ops.SNAPSHOT, ops.FLAG}, unknown
+    # Only a flag over everything reads the whole store; one over a scope reads the items in it.
+    flags = [e.payload.get("scope") for e in entries if e.op == ops.FLAG]
+    assert unknown[ops.FLAG] == flags.count({}) and any(flags), (unknown, flags)
 
 
 @pytest.mark.parametrize("seed", [3, 17, 29, 41])
@@ -66,7 +70,7 @@ def test_each_knowledge_plan_run_on_what_it_reads_drafts_what_it_drafts_on_the_w
     checks: Counter[str] = Counter()
     mismatches: list[Any] = []
     check_plans(monkeypatch, lambda state, plan: plan_from_whole_state(state, plan).draft, checks, mismatches)
-    history(150, seed)
+    history(200, seed)
     assert not mismatches, mismatches[:3]
     assert {f"plan {name}" for name in ("plan_add", "plan_retract", "plan_flag", "plan_end_flag", "plan_tick",
                                         "plan_used")} <= set(checks), checks
