@@ -65,6 +65,14 @@ class Backend:
             return [list(r) for r in graph._graph.query(query, params or {}).result_set]  # type: ignore[attr-defined]
         return [list(r.values()) for r in graph._driver.execute_query(query, params or {}).records]  # type: ignore[attr-defined]
 
+    def fresh_store(self, folder: Path) -> Backend:
+        """An empty store on this backend, for a second service once this one's is closed: a new data
+        folder on FalkorDB; on Neo4j, the session's server wiped."""
+        if self.neo4j is None:
+            return Backend("falkordb", folder)
+        self.wipe()
+        return self
+
     def wipe(self) -> None:
         """Empty the Neo4j store for the next test (the schema stays: it is the same for every test)."""
         assert self.neo4j is not None

@@ -71,9 +71,7 @@ def test_a_tampered_export_is_refused_and_loads_nothing(backend: Backend, tmp_pa
     row = json.loads(lines[0])
     row["payload"]["body"]["o"] = 99
     exported.write_text(json.dumps(row) + "\n" + lines[1] + "\n")
-    target = Backend(backend.name, tmp_path / "two", backend.neo4j)
-    if target.neo4j is not None:
-        target.wipe()  # Neo4j Community holds one store: the load goes into it, emptied
+    target = backend.fresh_store(tmp_path / "two")  # Neo4j Community holds one store: the load goes into it, emptied
     done = cli(target, "load", str(exported))
     assert done.returncode == 2 and "entry 1: content does not match its hash" in done.stderr
     assert json.loads(cli(target, "verify").stdout)["head_seq"] == 0

@@ -128,11 +128,7 @@ def test_every_entry_keeps_the_store_clock_after_it_on_every_write_path(backend:
     finally:
         service.close()
     assert clocks == {1: 2, 2: 2, 3: 5, 4: 5}
-    if backend.neo4j is not None:
-        backend.wipe()
-        imported_into = backend
-    else:
-        imported_into = Backend("falkordb", tmp_path / "imported")
+    imported_into = backend.fresh_store(tmp_path / "imported")
     other = Service.open(imported_into.settings())
     try:
         other.journal.import_entries(exported)

@@ -58,11 +58,7 @@ def test_single_writes_and_the_bulk_load_give_the_same_graph(backend: Backend, t
         assert report.ok and report.projection_difference is None
     finally:
         service.close()
-    if backend.neo4j is not None:
-        backend.wipe()
-        loaded_into = backend
-    else:
-        loaded_into = Backend("falkordb", tmp_path / "loaded")
+    loaded_into = backend.fresh_store(tmp_path / "loaded")
     loaded = Service.open(loaded_into.settings())
     try:
         assert loaded.journal.import_entries(entries, batch_size=64) == len(entries) == 400
