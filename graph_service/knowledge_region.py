@@ -44,10 +44,8 @@ from graph_service.knowledge.partial import (
     SUBJECT,
     SUPERSEDED_BY,
     UNIT_TIME,
-    Fetched,
     RegionApplied,
     RegionPlanned,
-    answering,
     apply_answering,
     plan_on_what_it_reads,
     read_with,
@@ -275,4 +273,4 @@ def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], u
     (the head it plans on) as it is asked for: the draft it gives on the whole store's state, or the refusal
     it raises there (knowledge.partial.plan_on_what_it_reads)."""
     source = PartsFromGraph(graph, upto)
-    return answering(plan_on_what_it_reads(plan, Fetched(clock=source.clock)), source.answer)
+    return plan_on_what_it_reads(plan, source.answer, source.clock)

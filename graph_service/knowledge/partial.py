@@ -1,13 +1,13 @@
-"""A knowledge entry applied on only what its rules read, found as they read it. Pure.
+"""A knowledge entry applied, or a knowledge request planned, on only what its rules read, read as they read
+it. Pure: what is read comes from a source the caller gives (a function), never from a driver.
 
 Whole components are no region for a write: on the benchmark's mix every fact's premises reach into the
 last fifty, so one component holds 95% of the store's items (docs/stateless-path.md), while incremental
 evaluation (incremental.propagate) re-decides about three units per write. What a write reads is known
 only as its rules run: an item's dependents are read once its verdict changes, a unit's done time once the
-schedule reaches it. So the entry is applied on a scratch state whose maps hold only what has been
-fetched; reading anything else raises NeedMore naming it, and the application starts again, from the
-state before the entry, once it is fetched (`apply_on_what_it_reads`). An application that ends read only
-what it was given, so it did what it does on the whole store's state.
+schedule reaches it. So the entry is applied on a scratch state whose maps hold only what has been read;
+reading any other key reads it from the source first (`Reader`), as the store held it before the entry, so
+the application runs once, to its end, and does what it does on the whole store's state.
 
 Each part is fetched whole for the key asked: an item's record (with its assertions, taken back or not),
 the ids of every item on a key, every item citing an item (`dependents_of`) or superseding it
@@ -17,7 +17,7 @@ unit's done time (incremental.Order; its first position and predecessors are der
 times, the pairs a tick takes from the expiry queue (knowledge.expiry; Due nodes in the graph), the items on
 a subject or in a scope entry (what a snapshot and a flag over a scope read; learning an item adds to them
 blind, see BlindIndex), and the store's running fingerprint (read only where its value is: a snapshot). The
-store clock is given with the first fetch. What the rules only write (the open disputes of the keys fetched,
+store clock is given at the start. What the rules only write (the open disputes of the keys fetched,
 refusals) is kept in the scratch state, not read. Reading every item (a flag over an empty scope, a
 snapshot of everything) raises NeedMore for the whole part: such a write touches the whole store.
 """
@@ -25,9 +25,9 @@ snapshot of everything) raises NeedMore for the whole part: such a write touches
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
@@ -36,7 +36,7 @@ from graph_service.knowledge.expiry import ExpiryQueue
 from graph_service.knowledge.fingerprint import RunningFingerprint, combine
 from graph_service.knowledge.incremental import Order, first_learned, predecessors, unit_of
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
-from graph_service.knowledge.rules import DisputeEvent, Resolution
+from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState
 
 # The parts a scratch state reads, each a map from its key.
@@ -47,7 +47,6 @@ SUBJECT, SCOPE, FINGERPRINT = "subject", "scope", "fingerprint"
 PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE, SUBJECT,
          SCOPE, FINGERPRINT)
 STORE = "knowledge"  # the one key of FINGERPRINT: the whole store's running sum
-MAX_ROUNDS = 10_000
 
 
 class NeedMore(LookupError):
@@ -61,18 +60,79 @@ class NeedMore(LookupError):
 WHOLE = "<every key>"
 
 
-class PartialMap(dict):  # type: ignore[type-arg]
-    """A map holding some keys of the whole store's: a key it was given (present or known absent) reads as
-    the whole map would; any other raises NeedMore. Writing a key makes it known (the rules then own it)."""
+Answer = Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]
+"""A source of the store's parts: `answer(part, key)` gives {part: {key: what is there}} for the key asked
+(None: nothing there), and any more keys, of any part, it chose to send with it."""
 
-    def __init__(self, part: str, data: Mapping[Any, Any], known: Iterable[Any]) -> None:
-        super().__init__(data)
-        self.part = part
-        self.known = set(known) | set(data)
+
+class Reader:
+    """What the scratch states of one application read through: on a miss, the source's answer is fetched
+    once, kept in `fetched` as the store held it, and given to every map of every state registered, each
+    keeping its own copy of what the rules change in place (see `convert`)."""
+
+    def __init__(self, answer: Answer, fetched: Fetched) -> None:
+        self.answer, self.fetched = answer, fetched
+        self.targets: list[dict[str, Any]] = []
+        self.reads = 0
+
+    def register(self, targets: dict[str, Any]) -> None:
+        """Give these part-keyed targets (each with `absorb`) what was fetched so far, and all that follows."""
+        self.targets.append(targets)
+        for part, found in self.fetched.parts.items():
+            if found and part in targets:
+                targets[part].absorb(found)
+
+    def read(self, part: str, key: Hashable) -> None:
+        """Fetch `part` at `key` from the source; NeedMore if it did not send it."""
+        found = self.answer(part, key)
+        if key not in found.get(part, {}):
+            raise NeedMore(part, key)
+        self.reads += 1
+        for other, entries in found.items():
+            new = {k: v for k, v in entries.items() if k not in self.fetched.parts[other]}
+            self.fetched.add(other, new)
+            for targets in self.targets:
+                if other in targets:
+                    targets[other].absorb(new)
+
+
+def _as_set(value: Any) -> Any:
+    return set(value) if value else None
+
+
+def _as_list(value: Any) -> Any:
+    return list(value) if value else None
+
+
+def _as_is(value: Any) -> Any:
+    return value if value is not None and value != () else None
+
+
+class PartialMap(dict):  # type: ignore[type-arg]
+    """A map holding some keys of the whole store's: a key it knows (present or known absent) reads as the
+    whole map would; any other is read through `reader` first (NeedMore when there is none). Writing a key
+    makes it known (the rules then own it). What is absorbed is converted by `convert` (a copy of what the
+    rules change in place; None: known absent)."""
+
+    def __init__(self, part: str, reader: Reader | None, convert: Callable[[Any], Any] = _as_is) -> None:
+        super().__init__()
+        self.part, self.reader, self.convert = part, reader, convert
+        self.known: set[Any] = set()
+
+    def absorb(self, found: Mapping[Any, Any]) -> None:
+        """Take what the store holds at keys not known yet (a known key may have been changed by the rules)."""
+        for key, value in found.items():
+            if key not in self.known:
+                self.known.add(key)
+                held = self.convert(value)
+                if held is not None:
+                    dict.__setitem__(self, key, held)
 
     def _check(self, key: Any) -> None:
         if key not in self.known:
-            raise NeedMore(self.part, key)
+            if self.reader is None:
+                raise NeedMore(self.part, key)
+            self.reader.read(self.part, key)
 
     def __getitem__(self, key: Any) -> Any:
         self._check(key)
@@ -102,7 +162,8 @@ class PartialMap(dict):  # type: ignore[type-arg]
         for key, value in dict(*others, **more).items():
             self[key] = value
 
-    # Whole-map reads: the rules of a write with a region never make them (a scope, a tick, a snapshot do).
+    # Whole-map reads: the rules of a write with a region never make them (a flag over everything and a
+    # snapshot of everything do: they touch the whole store).
     def __iter__(self) -> Iterator[Any]:
         raise NeedMore(self.part, WHOLE)
 
@@ -121,27 +182,56 @@ class PartialMap(dict):  # type: ignore[type-arg]
 
 class BlindIndex(PartialMap):
     """An index of item ids by a key (the items on a subject, or in a scope entry) that the rules add to when
-    they learn an item, and read only for a snapshot or a flag over a scope: reading a key needs it fetched
-    (NeedMore otherwise), but adding to a key not fetched writes blind, into a set of its own, since an
-    application that goes on to read that key starts again with it fetched."""
+    they learn an item, and read only for a snapshot or a flag over a scope: reading a key reads it, but
+    adding to a key not read writes blind, into a set of its own, merged with the store's when it is read."""
+
+    def __init__(self, part: str, reader: Reader | None) -> None:
+        super().__init__(part, reader, _as_set)
+        self._blind: dict[Any, set[Any]] = {}
+
+    def absorb(self, found: Mapping[Any, Any]) -> None:
+        super().absorb({k: set(v or ()) | self._blind.pop(k, set()) for k, v in found.items()
+                        if k not in self.known})
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
         if key not in self.known:
-            return set() if default is None else default
+            return self._blind.setdefault(key, set() if default is None else default)
         return super().setdefault(key, default)
+
+
+class DisputesMap(PartialMap):
+    """The disputes of each key (DISPUTES): what is absorbed also enters the state's open disputes, as a
+    whole state holds them beside the events."""
+
+    def __init__(self, reader: Reader | None, open_disputes: dict[str, DisputeEvent]) -> None:
+        super().__init__(DISPUTES, reader)
+        self.open_disputes = open_disputes
+
+    def absorb(self, found: Mapping[Any, Any]) -> None:
+        fresh = {k: v for k, v in found.items() if k not in self.known}
+        super().absorb(fresh)
+        self.open_disputes.update({dispute_id(e): e for events in fresh.values() for e in events or () if e.open})
 
 
 class PartialFingerprint(RunningFingerprint):
     """The running fingerprint of a scratch state: the changes its application makes, added to the store's
     sum (FINGERPRINT), which is read only when the value is (a snapshot records it)."""
 
-    def __init__(self, fetched: tuple[int, int] | None) -> None:
+    def __init__(self, reader: Reader | None) -> None:
         super().__init__()
-        self._base = fetched
+        self.reader = reader
+        self._base: tuple[int, int] | None = None
+
+    def absorb(self, found: Mapping[Any, Any]) -> None:
+        if self._base is None and STORE in found:
+            self._base = found[STORE]
 
     def value(self) -> str:
         if self._base is None:
-            raise NeedMore(FINGERPRINT, STORE)
+            if self.reader is None:
+                raise NeedMore(FINGERPRINT, STORE)
+            self.reader.read(FINGERPRINT, STORE)
+        assert self._base is not None
         return combine(self._base[0] + self.total, self._base[1] + self.count)
 
 
@@ -151,23 +241,21 @@ class PartialExpiryQueue(ExpiryQueue):
     the fetched clock and at or before that one, by time). Queuing adds to a heap of its own, which a tick
     never reads (a pair queued in an entry is ahead of the clock it runs at)."""
 
-    def __init__(self, pending: Mapping[str, Any], due: Mapping[int, Any]) -> None:
+    def __init__(self, reader: Reader | None) -> None:
         super().__init__()
-        self.pending = PartialMap(PENDING, {k: set(v) for k, v in pending.items() if v}, pending)
-        self._fetched_due = due
+        self.pending = PartialMap(PENDING, reader, _as_set)
+        self.due = PartialMap(DUE, reader, lambda pairs: sorted(pairs))
 
     def _due_upto(self, clock: int) -> list[tuple[int, str]]:
-        if clock not in self._fetched_due:
-            raise NeedMore(DUE, clock)
-        return sorted(self._fetched_due[clock])
+        return list(self.due.get(clock, ()))
 
 
 class DerivedMap(PartialMap):
     """A map whose value at a key is worked out the first time the key is read (`derive` gives whether the
-    key is present, and its value; it may raise NeedMore for what it reads), then held as any other."""
+    key is present, and its value; it reads what it needs through the state's reader), then held as any other."""
 
     def __init__(self, part: str, derive: Callable[[Any], tuple[bool, Any]]) -> None:
-        super().__init__(part, {}, ())
+        super().__init__(part, None)
         self._derive = derive
 
     def _check(self, key: Any) -> None:
@@ -192,10 +280,6 @@ class Fetched:
         return len(self.parts[part])
 
 
-def _present(found: Mapping[Any, Any]) -> dict[Any, Any]:
-    return {k: v for k, v in found.items() if v is not None}
-
-
 def _item_copy(rec: ItemRecord | None) -> ItemRecord | None:
     # What applying changes in place: the record's fields (rebound), its flags; the rest is immutable.
     if rec is None:
@@ -213,15 +297,17 @@ def _flag_copy(flag: FlagRecord | None) -> FlagRecord | None:
     return out
 
 
-def scratch_state(fetched: Fetched) -> KnowledgeState:
-    """A fresh knowledge state holding exactly what was fetched (copies of what applying changes in place:
-    records, flags and the sets of ids; the assertions, verdicts, events and resolutions are immutable).
+def scratch_state(reader: Reader | None, clock: int) -> KnowledgeState:
+    """A fresh knowledge state at store clock `clock` whose maps hold what `reader` fetches, read as the rules
+    ask for it (each state keeps copies of what applying changes in place: records, flags and the sets of
+    ids; the assertions, verdicts, events and resolutions are immutable). Without a reader, reading anything
+    raises NeedMore.
 
     Its order's first positions and predecessors are derived, unit by unit as they are asked for, from a
     second such state that is never applied to: a scheduled unit's are its own items' as the entries
     before this one left them (first_learned, predecessors), so the graph keeps only the done times."""
-    state = _fresh_state(fetched)
-    before = _fresh_state(fetched)
+    state = _fresh_state(reader, clock)
+    before = _fresh_state(reader, clock)
 
     def scheduled(unit: str) -> bool:
         return unit in before.order.time
@@ -234,42 +320,30 @@ def scratch_state(fetched: Fetched) -> KnowledgeState:
     return state
 
 
-def _fresh_state(fetched: Fetched) -> KnowledgeState:
-    parts = dict(fetched.parts)
-    parts[ITEMS] = {k: _item_copy(v) for k, v in parts[ITEMS].items()}
-    parts[FLAGS] = {k: _flag_copy(v) for k, v in parts[FLAGS].items()}
+def _fresh_state(reader: Reader | None, clock: int) -> KnowledgeState:
     state = KnowledgeState(incremental=True)
-    state.clock = fetched.clock
-    items: dict[str, ItemRecord] = _present(parts[ITEMS])
-    state.items = PartialMap(ITEMS, items, parts[ITEMS])
-    state.by_key = PartialMap(ON_KEY, {k: set(v) for k, v in _present(parts[ON_KEY]).items() if v}, parts[ON_KEY])
-    state.dependents_of = PartialMap(DEPENDENTS, {k: set(v) for k, v in parts[DEPENDENTS].items() if v},
-                                     parts[DEPENDENTS])
-    state.superseded_by = PartialMap(SUPERSEDED_BY, {k: set(v) for k, v in parts[SUPERSEDED_BY].items() if v},
-                                     parts[SUPERSEDED_BY])
-    flags: dict[str, FlagRecord] = _present(parts[FLAGS])
-    state.flags = PartialMap(FLAGS, flags, parts[FLAGS])
-    events: dict[str, tuple[DisputeEvent, ...]] = {k: v for k, v in parts[DISPUTES].items() if v}
-    state.dispute_events = PartialMap(DISPUTES, events, parts[DISPUTES])
-    state.open_disputes = {dispute_id(e): e for es in events.values() for e in es if e.open}
-    resolutions: dict[str, list[Resolution]] = {k: list(v) for k, v in parts[RESOLUTIONS].items() if v}
-    state.resolutions = PartialMap(RESOLUTIONS, resolutions, parts[RESOLUTIONS])
-    order = Order()
-    order.time = PartialMap(UNIT_TIME, _present(parts[UNIT_TIME]), parts[UNIT_TIME])
-    state.order = order
-    state.by_subject = BlindIndex(SUBJECT, {k: set(v) for k, v in parts[SUBJECT].items() if v}, parts[SUBJECT])
-    state.by_scope = BlindIndex(SCOPE, {k: set(v) for k, v in parts[SCOPE].items() if v}, parts[SCOPE])
-    state._fingerprint = PartialFingerprint(parts[FINGERPRINT].get(STORE))
-    state.expiry = PartialExpiryQueue(parts[PENDING], parts[DUE])
+    state.clock = clock
+    state.items = PartialMap(ITEMS, reader, _item_copy)
+    state.by_key = PartialMap(ON_KEY, reader, _as_set)
+    state.dependents_of = PartialMap(DEPENDENTS, reader, _as_set)
+    state.superseded_by = PartialMap(SUPERSEDED_BY, reader, _as_set)
+    state.flags = PartialMap(FLAGS, reader, _flag_copy)
+    state.open_disputes = {}
+    state.dispute_events = DisputesMap(reader, state.open_disputes)
+    state.resolutions = PartialMap(RESOLUTIONS, reader, _as_list)
+    state.order = Order()
+    state.order.time = PartialMap(UNIT_TIME, reader)
+    state.by_subject = BlindIndex(SUBJECT, reader)
+    state.by_scope = BlindIndex(SCOPE, reader)
+    state._fingerprint = PartialFingerprint(reader)
+    state.expiry = PartialExpiryQueue(reader)
+    if reader is not None:
+        reader.register({ITEMS: state.items, ON_KEY: state.by_key, DEPENDENTS: state.dependents_of,
+                         SUPERSEDED_BY: state.superseded_by, FLAGS: state.flags, DISPUTES: state.dispute_events,
+                         RESOLUTIONS: state.resolutions, UNIT_TIME: state.order.time, SUBJECT: state.by_subject,
+                         SCOPE: state.by_scope, FINGERPRINT: state._fingerprint, PENDING: state.expiry.pending,
+                         DUE: state.expiry.due})
     return state
-
-
-@dataclass(frozen=True)
-class Wanted:
-    """What an application stopped for: one part at one key."""
-
-    part: str
-    key: Hashable
 
 
 @dataclass
@@ -278,78 +352,47 @@ class RegionApplied:
 
     applied: list[Applied]
     fetched: Fetched
-    rounds: int
+    reads: int
+    """How many times it read from the source (each one round trip to the graph)."""
     scheduled: list[dict[str, int | None]]
     """Each entry's changes to the units' done times (KnowledgeState.scheduled), what the graph keeps."""
     expiries: list[dict[tuple[str, int], bool]]
     """Each entry's changes to the expiry queue (ExpiryQueue.changes), what the graph keeps."""
 
 
-T = TypeVar("T")
-
-
-def _on_what_it_reads(run: Callable[[KnowledgeState], T], fetched: Fetched
-                      ) -> Generator[Wanted, Mapping[str, Mapping[Any, Any]], tuple[T, int]]:
-    """Run `run` on a scratch state of what has been fetched, again each time it reads what was not, after
-    yielding that part and adding what is sent back (see apply_on_what_it_reads); its value and the runs."""
-    for rounds in range(1, MAX_ROUNDS + 1):
-        state = scratch_state(fetched)
-        try:
-            value = run(state)
-        except NeedMore as missing:
-            if missing.key == WHOLE:
-                raise
-            found = yield Wanted(missing.part, missing.key)
-            if missing.key not in found.get(missing.part, {}):
-                raise NeedMore(missing.part, missing.key) from None
-            for part, entries in found.items():
-                fetched.add(part, entries)
-            continue
-        return value, rounds
-    raise RuntimeError(f"a run on what it reads did not end in {MAX_ROUNDS} rounds")
-
-
-def apply_on_what_it_reads(knowledge_ops: list[Entry], fetched: Fetched | None = None
-                           ) -> Generator[Wanted, Mapping[str, Mapping[Any, Any]], RegionApplied]:
+def apply_on_what_it_reads(knowledge_ops: list[Entry], answer: Answer, clock: int) -> RegionApplied:
     """Apply these knowledge entries (one journal entry's: itself, or an answer's operations at its position)
-    in turn on a scratch state, yielding each part it reads that has not been fetched and taking back what
-    the store holds, as a map from part to {key: what is there} (the key asked, and any more the caller
-    chose to send, of any part, so one round trip can bring what the next reads will ask for: a key with
-    None is known to be absent), until an application runs to its end. Returns what each entry applied, what
-    was fetched and how many applications it took. Raises what applying raises, and NeedMore for a part
-    the caller did not send when asked."""
-    fetched = fetched or Fetched()
-
-    def apply_all(state: KnowledgeState) -> tuple[list[Applied], list[dict[str, int | None]],
-                                                   list[dict[tuple[str, int], bool]]]:
-        applied, scheduled, expiries = [], [], []
-        for entry in knowledge_ops:
-            applied.append(state.apply(entry))
-            scheduled.append(dict(state.scheduled))
-            expiries.append(dict(state.expiry.changes))
-        return applied, scheduled, expiries
-
-    (applied, scheduled, expiries), rounds = yield from _on_what_it_reads(apply_all, fetched)
-    return RegionApplied(applied, fetched, rounds, scheduled, expiries)
+    in turn on a scratch state at store clock `clock`, reading each part the rules ask for that has not been
+    read from `answer` (which may send more than was asked, of any part, so one round trip can bring what
+    the next reads will ask for). Returns what each entry applied, what was fetched and how many reads it
+    took. Raises what applying raises, NeedMore for a part the source did not send when asked, and NeedMore
+    for a whole part (a flag over everything, a snapshot of everything: they touch the whole store)."""
+    reader = Reader(answer, Fetched(clock=clock))
+    state = scratch_state(reader, clock)
+    applied, scheduled, expiries = [], [], []
+    for entry in knowledge_ops:
+        applied.append(state.apply(entry))
+        scheduled.append(dict(state.scheduled))
+        expiries.append(dict(state.expiry.changes))
+    return RegionApplied(applied, reader.fetched, reader.reads, scheduled, expiries)
 
 
 @dataclass
 class RegionPlanned:
-    """What a planner drafted on what it read (or the refusal it raised), and what it read to do it."""
+    """What a planner drafted on what it read, and what it read to do it."""
 
     draft: Draft
     fetched: Fetched
-    rounds: int
+    reads: int
 
 
-def plan_on_what_it_reads(plan: Callable[[KnowledgeState], Draft], fetched: Fetched | None = None
-                          ) -> Generator[Wanted, Mapping[str, Mapping[Any, Any]], RegionPlanned]:
-    """Run a knowledge planner (knowledge.planning: it reads the state and changes nothing) on a scratch
-    state, fetching what it reads as apply_on_what_it_reads does: the draft it gives on the whole store's
-    state, or the UserError, NotFound or Conflict it raises there."""
-    fetched = fetched or Fetched()
-    draft, rounds = yield from _on_what_it_reads(plan, fetched)
-    return RegionPlanned(draft, fetched, rounds)
+def plan_on_what_it_reads(plan: Callable[[KnowledgeState], Draft], answer: Answer, clock: int) -> RegionPlanned:
+    """Run a knowledge planner (knowledge.planning: it reads the state and changes nothing) on a scratch state
+    at store clock `clock`, reading what it asks for from `answer` as apply_on_what_it_reads does: the draft
+    it gives on the whole store's state, or the UserError, NotFound or Conflict it raises there."""
+    reader = Reader(answer, Fetched(clock=clock))
+    draft = plan(scratch_state(reader, clock))
+    return RegionPlanned(draft, reader.fetched, reader.reads)
 
 
 def _at(knowledge: KnowledgeState, part: str, key: Hashable) -> Any:
@@ -402,24 +445,9 @@ def operations_of(entry: Entry) -> list[Entry]:
             for op, payload in carried_ops(entry.op, entry.payload)]
 
 
-Answer = Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]
-
-
-def answering(steps: Generator[Wanted, Mapping[str, Mapping[Any, Any]], T], answer: Answer) -> T:
-    """Drive a run on what it reads (apply_ or plan_on_what_it_reads), each part it asks for answered by
-    `answer(part, key)` (a map from part to {key: what is there}); its value."""
-    try:
-        wanted = next(steps)
-        while True:
-            wanted = steps.send(answer(wanted.part, wanted.key))
-    except StopIteration as done:
-        return done.value
-
-
 def apply_answering(entry: Entry, clock: int, answer: Answer) -> RegionApplied:
-    """`apply_on_what_it_reads` for one journal entry's knowledge operations, at store clock `clock`, each
-    part it asks for answered by `answer`."""
-    return answering(apply_on_what_it_reads(operations_of(entry), Fetched(clock=clock)), answer)
+    """`apply_on_what_it_reads` for one journal entry's knowledge operations."""
+    return apply_on_what_it_reads(operations_of(entry), answer, clock)
 
 
 def apply_from_whole_state(knowledge: KnowledgeState, entry: Entry) -> RegionApplied:
@@ -432,5 +460,4 @@ def apply_from_whole_state(knowledge: KnowledgeState, entry: Entry) -> RegionApp
 def plan_from_whole_state(knowledge: KnowledgeState, plan: Callable[[KnowledgeState], Draft]) -> RegionPlanned:
     """Run a planner on what it reads, fetched from a whole store's knowledge state: the reference a read of
     the graph is checked against."""
-    fetched = Fetched(clock=knowledge.clock)
-    return answering(plan_on_what_it_reads(plan, fetched), lambda part, key: whole_state_answer(knowledge, part, key))
+    return plan_on_what_it_reads(plan, lambda part, key: whole_state_answer(knowledge, part, key), knowledge.clock)

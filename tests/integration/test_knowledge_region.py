@@ -37,7 +37,7 @@ def _on_whole_components(graph: GraphPort, largest: list[int]) -> Callable[[Stor
         region = knowledge_region(graph, carried, upto=entry.seq - 1)
         largest.append(len(region.items))
         subs = operations_of(entry)
-        return RegionApplied([region.apply(sub) for sub in subs], Fetched(), 1, [{} for _ in subs],
+        return RegionApplied([region.apply(sub) for sub in subs], Fetched(), 0, [{} for _ in subs],
                              [{} for _ in subs])
 
     return region_of
