@@ -22,7 +22,6 @@ from graph_service.api.knowledge_as_of import knowledge_from_history
 from graph_service.domain import Draft
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
-from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import (
     ASSERTION_OPS,
     RESOLUTION_OPS,
@@ -53,6 +52,7 @@ from graph_service.knowledge.partial import (
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.state import KnowledgeState, scope_id
+from graph_service.projection import KEPT_FOR_WRITES
 from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort
 from graph_service.storage.walks import walk
@@ -96,32 +96,35 @@ def knowledge_region(graph: GraphPort, knowledge_ops: Iterable[tuple[str, Mappin
     return knowledge_from_history(graph, upto, REGION_PARTS, ids=sorted(members))
 
 
+class BookkeepingMissing(RuntimeError):
+    """The store's graph does not keep what a write reads beside the store's own nodes (written before this
+    version kept it): reading it would be wrong, so it is refused."""
+
+    def __init__(self) -> None:
+        super().__init__("this store's graph was written before it kept what a write reads (Unit, Due, "
+                         "Fingerprint and Scope nodes, each entry's clock); export its journal and load it into "
+                         "a new store to derive them")
+
+
 class PartsFromGraph:
     """The parts of the knowledge store as of position `upto` that knowledge.partial asks for, read from the
     graph's history (one or two indexed statements a part; an item comes with what the rules read next of it,
-    `partial.read_with`). The store's ticks are read once, for the clock and each assertion's clock."""
+    `partial.read_with`). BookkeepingMissing for a store whose graph does not keep what a write reads."""
 
     def __init__(self, graph: GraphPort, upto: int) -> None:
         self.graph, self.upto = graph, upto
         self._read: dict[tuple[str, Any], Any] = {}
-        self._tick_rows: list[dict[str, Any]] | None = None
-        self.clock = self._clock_at_upto()
+        rows = graph.run("write_reads_start", {"seq": upto})
+        if not rows or rows[0]["keeps"] != KEPT_FOR_WRITES:
+            raise BookkeepingMissing()
+        self.clock = 0 if upto == 0 else self._kept(rows[0]["clock"])
 
-    def _clock_at_upto(self) -> int:
-        """The store clock after entry `upto`: stored with it (one indexed lookup), or summed from the ticks
-        for an entry stored before the clock was kept."""
-        if self.upto == 0:
-            return 0
-        rows = self.graph.run("entry_clock_at", {"seq": self.upto})
-        if rows and rows[0]["clock"] is not None:
-            return int(rows[0]["clock"])
-        return knowledge_at(KnowledgeHistory(upto=self.upto, ticks=self._ticks())).clock
-
-    def _ticks(self) -> list[dict[str, Any]]:
-        # Only for entries stored before the clock was kept: every tick up to `upto`, read once.
-        if self._tick_rows is None:
-            self._tick_rows = self.graph.run("entries_of_op_upto", {"upto": self.upto, "op": ops.TICK})
-        return self._tick_rows
+    @staticmethod
+    def _kept(value: Any) -> Any:
+        # What a store that keeps the bookkeeping has on every entry; a missing one is a store tampered with.
+        if value is None:
+            raise BookkeepingMissing()
+        return value
 
     def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
         """What the store holds at `key` of `part` (None: nothing there), with an item what the rules read
@@ -194,10 +197,10 @@ class PartsFromGraph:
     def _item_read(self, item_id: str, row: Mapping[str, Any]) -> ItemRecord | None:
         flags = [{"id": f["id"], **w} for f in row["flags"] for w in f["writes"]]
         covers = [{"flag": f["id"], "item": item_id, "since_seq": f["since_seq"]} for f in row["flags"]]
-        rec = knowledge_at(KnowledgeHistory(
-            upto=self.upto, ticks=self._ticks() if any(w["clock"] is None for w in row["writes"]) else (),
-            items=[{"id": item_id, **w} for w in row["writes"]],
-            flags=flags, covers=covers)).items.get(item_id)
+        for write in row["writes"]:
+            self._kept(write["clock"])
+        rec = knowledge_at(KnowledgeHistory(upto=self.upto, items=[{"id": item_id, **w} for w in row["writes"]],
+                                            flags=flags, covers=covers)).items.get(item_id)
         if rec is None:
             return None
         self._read[(DEPENDENTS, item_id)] = self._linked(row["dependents"])
@@ -263,7 +266,8 @@ def apply_from_graph(graph: GraphPort, entry: Entry, upto: int) -> RegionApplied
     """Apply one journal entry's knowledge operations on only what their rules read, each part read from the
     graph as of position `upto` (the entry before it) as it is asked for: what the entry does on the whole
     store's state (knowledge.partial), at the cost of what it reads. NeedMore (for a whole part) from a
-    snapshot or a flag over a scope; HistoryMissing where the store was written before history was kept."""
+    snapshot of everything or a flag over everything; BookkeepingMissing for a store whose graph does not
+    keep what a write reads; HistoryMissing where the store was written before history was kept."""
     source = PartsFromGraph(graph, upto)
     return apply_answering(entry, source.clock, source.answer)
 

@@ -15,6 +15,11 @@ from typing import Any
 
 from graph_service.journal.chain import canonical_json
 
+# The version of what the graph keeps for writes beside what the store knows: the Unit, Due, Fingerprint and
+# Scope nodes and each entry's clock (graph_service.state.StoreState._kept_for_writes, journal/clock.py). A
+# store's head records the version it has kept since its first entry; a reader of those refuses any other.
+KEPT_FOR_WRITES = 1
+
 NODE_LABELS: tuple[str, ...] = (
     "Item",
     "Dispute",

@@ -41,7 +41,7 @@ from graph_service.journal.chain import (
 from graph_service.journal.clock import clock_after
 from graph_service.journal.frontier import Frontier
 from graph_service.journal.once import WriteOnce
-from graph_service.projection import Projection, projection_statement
+from graph_service.projection import KEPT_FOR_WRITES, Projection, projection_statement
 from graph_service.storage.port import ConstraintViolation, GraphPort
 from graph_service.tlog.verifier import EntryError, canonical_bytes
 
@@ -229,7 +229,8 @@ class Journal:
         """Set up the schema and create the head if new, without reading the journal: True for a store in
         this format, False for a format-1 store when `allow_legacy`, else StoreFormatError."""
         self.graph.setup_schema()
-        head = self.graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": secrets.token_hex(8)})[0]
+        head = self.graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": secrets.token_hex(8),
+                                            "keeps": KEPT_FOR_WRITES})[0]
         if head.get("format") == FORMAT:
             return True
         if not allow_legacy:
