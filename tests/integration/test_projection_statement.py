@@ -5,6 +5,7 @@ from __future__ import annotations
 from graph_service.journal.chain import FORMAT, GENESIS
 from graph_service.projection import (
     EDGE_KINDS,
+    KEPT_FOR_WRITES,
     NODE_LABELS,
     PROJECTION_PARTS,
     Projection,
@@ -17,7 +18,7 @@ from tests.backends import Backend
 
 def prepare(graph: GraphPort, entries: int) -> None:
     graph.setup_schema()
-    graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": "test"})
+    graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": "test", "keeps": KEPT_FOR_WRITES})
     prev = GENESIS
     for seq in range(1, entries + 1):
         stored = {"seq": seq, "op": "note", "by": "t", "at": 0, "payload": "{}", "prev": prev, "hash": f"h{seq}"}
