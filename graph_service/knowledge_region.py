@@ -46,6 +46,7 @@ from graph_service.knowledge.partial import (
     RegionApplied,
     RegionPlanned,
     apply_answering,
+    items_sent_with,
     plan_on_what_it_reads,
     read_with,
 )
@@ -131,7 +132,7 @@ class PartsFromGraph:
         next of it, and with the items of a subject or a scope entry each of them and what they name (read
         in one statement: the rules read them next)."""
         found: dict[str, dict[Any, Any]] = {part: {key: self._part(part, key)}}
-        ids = [key] if part == ITEMS else sorted(found[part][key]) if part in (SUBJECT, SCOPE) else []
+        ids = items_sent_with(part, key, found[part][key])
         self._read_items([i for i in ids if (ITEMS, i) not in self._read])
         for item_id in ids:
             rec = found.setdefault(ITEMS, {})[item_id] = self._part(ITEMS, item_id)

@@ -3,8 +3,8 @@
 Every row is checked in this order: its position (an integer, the next one), the shape of every
 field, the RFC 8785 form of its body, the link to its predecessor (`prev`), its own hash, the Merkle
 tree hashes stored with it, its PREV edge and the store clock stored with it; then the head, the
-projected marker and Entry nodes the ordered pages cannot see. The first problem is reported as a position and a reason,
-never as an exception, whatever the rows hold.
+projected marker and Entry nodes the ordered pages cannot see. The first problem is reported as a position
+and a reason, never as an exception, whatever the rows hold.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ class JournalAudit:
             self._fail(seq, f"entry {seq}: its tick's k is {payload.get('k')!r}, not a whole number")
             return None
         stored_clock = row.get("clock")
-        # Entries stored before the clock was kept have none: a reader then sums the ticks.
+        # Entries stored before the clock was kept have none (a graph reader refuses such a store).
         if stored_clock is not None and stored_clock != clock:
             self._fail(seq, f"entry {seq}: the store clock stored with it is {stored_clock!r}, but its ticks "
                             f"make it {clock}")

@@ -244,7 +244,7 @@ class PartialExpiryQueue(ExpiryQueue):
     def __init__(self, reader: Reader | None) -> None:
         super().__init__()
         self.pending = PartialMap(PENDING, reader, _as_set)
-        self.due = PartialMap(DUE, reader, lambda pairs: sorted(pairs))
+        self.due = PartialMap(DUE, reader, sorted)
 
     def _due_upto(self, clock: int) -> list[tuple[int, str]]:
         return list(self.due.get(clock, ()))
@@ -270,7 +270,6 @@ class DerivedMap(PartialMap):
 class Fetched:
     """What has been fetched of the store so far, part by part (a key with None: known to be absent)."""
 
-    clock: int = 0
     parts: dict[str, dict[Any, Any]] = field(default_factory=lambda: {part: {} for part in PARTS})
 
     def add(self, part: str, found: Mapping[Any, Any]) -> None:
@@ -367,7 +366,7 @@ def apply_on_what_it_reads(knowledge_ops: list[Entry], answer: Answer, clock: in
     the next reads will ask for). Returns what each entry applied, what was fetched and how many reads it
     took. Raises what applying raises, NeedMore for a part the source did not send when asked, and NeedMore
     for a whole part (a flag over everything, a snapshot of everything: they touch the whole store)."""
-    reader = Reader(answer, Fetched(clock=clock))
+    reader = Reader(answer, Fetched())
     state = scratch_state(reader, clock)
     applied, scheduled, expiries = [], [], []
     for entry in knowledge_ops:
@@ -390,7 +389,7 @@ def plan_on_what_it_reads(plan: Callable[[KnowledgeState], Draft], answer: Answe
     """Run a knowledge planner (knowledge.planning: it reads the state and changes nothing) on a scratch state
     at store clock `clock`, reading what it asks for from `answer` as apply_on_what_it_reads does: the draft
     it gives on the whole store's state, or the UserError, NotFound or Conflict it raises there."""
-    reader = Reader(answer, Fetched(clock=clock))
+    reader = Reader(answer, Fetched())
     draft = plan(scratch_state(reader, clock))
     return RegionPlanned(draft, reader.fetched, reader.reads)
 
@@ -426,12 +425,17 @@ def read_with(rec: ItemRecord) -> list[tuple[str, Hashable]]:
     return more
 
 
+def items_sent_with(part: str, key: Hashable, value: Any) -> list[Any]:
+    """The items whose records (and `read_with`) a source sends with its answer at `key` of `part`: the item
+    asked, or the items on a subject or in a scope entry (the rules read each of them next)."""
+    return [key] if part == ITEMS else sorted(value) if part in (SUBJECT, SCOPE) else []
+
+
 def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
     """What was asked, with an item what `read_with` names, and with the items of a subject or a scope entry
     each item and what it names (the rules read them next), as the graph's reader sends them."""
     found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
-    ids = [key] if part == ITEMS else sorted(found[part][key]) if part in (SUBJECT, SCOPE) else []
-    for item_id in ids:
+    for item_id in items_sent_with(part, key, found[part][key]):
         rec = knowledge.items.get(item_id)
         found.setdefault(ITEMS, {})[item_id] = rec
         for other, at in read_with(rec) if rec is not None else ():
