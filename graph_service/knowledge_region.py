@@ -20,6 +20,7 @@ from typing import Any
 from graph_service.api import knowledge_as_of as parts
 from graph_service.api.knowledge_as_of import knowledge_from_history
 from graph_service.domain import Draft
+from graph_service.errors import UserError
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import (
@@ -43,15 +44,19 @@ from graph_service.knowledge.partial import (
     SUBJECT,
     SUPERSEDED_BY,
     UNIT_TIME,
+    Fetched,
+    Reader,
     RegionApplied,
     RegionPlanned,
     apply_answering,
     items_sent_with,
     plan_on_what_it_reads,
     read_with,
+    reading_state,
 )
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
+from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState, scope_id
 from graph_service.projection import KEPT_FOR_WRITES
 from graph_service.state import KNOWLEDGE_FINGERPRINT
@@ -97,14 +102,14 @@ def knowledge_region(graph: GraphPort, knowledge_ops: Iterable[tuple[str, Mappin
     return knowledge_from_history(graph, upto, REGION_PARTS, ids=sorted(members))
 
 
-class BookkeepingMissing(RuntimeError):
-    """The store's graph does not keep what a write reads beside the store's own nodes (written before this
-    version kept it): reading it would be wrong, so it is refused."""
+class BookkeepingMissing(UserError):
+    """The store's graph does not keep what a write or a read of the knowledge reads beside the store's own
+    nodes (written before this version kept it): reading it would be wrong, so it is refused."""
 
     def __init__(self) -> None:
         super().__init__("this store's graph was written before it kept what a write reads (Unit, Due, "
                          "Fingerprint and Scope nodes, each entry's clock); export its journal and load it into "
-                         "a new store to derive them")
+                         "a new store to derive them", field=None)
 
 
 class PartsFromGraph:
@@ -133,7 +138,7 @@ class PartsFromGraph:
         in one statement: the rules read them next)."""
         found: dict[str, dict[Any, Any]] = {part: {key: self._part(part, key)}}
         ids = items_sent_with(part, key, found[part][key])
-        self._read_items([i for i in ids if (ITEMS, i) not in self._read])
+        self.read_items(ids)
         for item_id in ids:
             rec = found.setdefault(ITEMS, {})[item_id] = self._part(ITEMS, item_id)
             for other, at in read_with(rec) if rec is not None else ():
@@ -182,6 +187,10 @@ class PartsFromGraph:
             return [(r["expires"], r["item"]) for r in rows]
         raise ValueError(f"{part!r} is not a part of the knowledge store")
 
+
+    def read_items(self, ids: Iterable[str]) -> None:
+        """Read those of these items not read yet, in one statement (see `_read_items`)."""
+        self._read_items([i for i in ids if (ITEMS, i) not in self._read])
 
     def _read_items(self, ids: list[str]) -> None:
         """The items' records, read in one statement with what the rules read next of each (`read_with`),
@@ -279,3 +288,38 @@ def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], u
     it raises there (knowledge.partial.plan_on_what_it_reads)."""
     source = PartsFromGraph(graph, upto)
     return plan_on_what_it_reads(plan, source.answer, source.clock)
+
+
+class KnowledgeRead:
+    """The knowledge store as of position `upto` for one read, read from the graph as it is asked for, never
+    whole: an item with its flags and its key's disputes in one statement (several items in one, `items`), a
+    flag with what it covers, and each kept for the rest of the read. What it gives is what the whole store's
+    state gives at `upto` (records, staleness, flags, disputes); BookkeepingMissing for a store whose graph
+    does not keep what a write reads."""
+
+    def __init__(self, graph: GraphPort, upto: int) -> None:
+        self.upto = upto
+        self._source = PartsFromGraph(graph, upto)
+        self.state = reading_state(Reader(self._source.answer, Fetched()), self._source.clock)
+
+    def item(self, item_id: str) -> ItemRecord | None:
+        """The item's record, None for an id never written by `upto`."""
+        return self.state.items.get(item_id)
+
+    def items(self, ids: Iterable[str]) -> dict[str, ItemRecord]:
+        """The records of those of these items written by `upto`, by id, the ones not read yet in one statement."""
+        wanted = list(dict.fromkeys(ids))
+        self._source.read_items(wanted)
+        return {i: rec for i in wanted if (rec := self.state.items.get(i)) is not None}
+
+    def stale_reasons(self, item_id: str) -> list[str]:
+        """Why the item must be re-confirmed as of `upto` (KnowledgeState.stale_reasons)."""
+        return self.state.stale_reasons(item_id)
+
+    def flag(self, flag_id: str) -> FlagRecord | None:
+        """The flag's record with every item it covers, None for one not raised by `upto`."""
+        return self.state.flags.get(flag_id)
+
+    def disputes_on(self, key: str) -> tuple[DisputeEvent, ...]:
+        """Every dispute about the items on this key, open or closed (withdrawn ones are gone), oldest first."""
+        return tuple(self.state.dispute_events.get(key, ()))

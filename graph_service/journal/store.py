@@ -283,6 +283,11 @@ class Journal:
         rows = self.graph.run("head_read")
         return rows[0]
 
+    @property
+    def projected(self) -> int:
+        """The last position whose projection this process knows the graph holds (with every one before it)."""
+        return self._projected
+
     # --- writing --------------------------------------------------------------------------
 
     def catch_up(self) -> None:

@@ -72,6 +72,24 @@ class KnowledgeHistory:
     position: int = 0
 
 
+def flag_of_props(props: Mapping[str, Any], covers: set[str]) -> FlagRecord:
+    """The flag a Flag node's properties (FlagRecord.props) describe, covering `covers`."""
+    scope = props.get("scope")
+    return FlagRecord(props["id"], props["raised_at"], props["kind"], props["why"], covers,
+                      pending=bool(props["pending"]), ended_at=props.get("ended_at"),
+                      scope=None if scope is None else json.loads(scope), key=props.get("key"))
+
+
+def dispute_of_props(props: Mapping[str, Any]) -> DisputeEvent | None:
+    """The dispute a Dispute node's properties (records.dispute_props) describe; None for one a retraction
+    withdrew (the store holds it no more)."""
+    if props.get("withdrawn"):
+        return None
+    return DisputeEvent(props["key"], props["opened_at"], props.get("closed_at"),
+                        tuple(props.get("values_json") or ()), tuple(props.get("items") or ()),
+                        props.get("resolved"))
+
+
 def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
     """The knowledge state as the journal up to `history.upto` left it, for reading only.
 
@@ -102,11 +120,7 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
 
     flag_states = _states_at(history.flags, upto)
     for flag_id, props in flag_states.items():
-        scope = props.get("scope")
-        state.flags[flag_id] = FlagRecord(
-            flag_id, props["raised_at"], props["kind"], props["why"], set(), pending=bool(props["pending"]),
-            ended_at=props.get("ended_at"), scope=None if scope is None else json.loads(scope), key=props.get("key"),
-        )
+        state.flags[flag_id] = flag_of_props(props, set())
     covering: dict[str, set[str]] = {}
     for row in history.covers:
         if row["since_seq"] is None:
@@ -136,11 +150,9 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         state._fingerprint.replace(None, props)  # the running fingerprint, as the state keeps it
 
     for props in sorted(_states_at(history.disputes, upto).values(), key=lambda p: p["opened_at"]):
-        if props.get("withdrawn"):
-            continue  # a retraction took it back: the state holds it no more
-        event = DisputeEvent(props["key"], props["opened_at"], props.get("closed_at"),
-                             tuple(props.get("values_json") or ()), tuple(props.get("items") or ()),
-                             props.get("resolved"))
+        event = dispute_of_props(props)
+        if event is None:
+            continue
         state.dispute_events[event.key] = (*state.dispute_events.get(event.key, ()), event)
         if event.open:
             state.open_disputes[props["id"]] = event

@@ -319,6 +319,13 @@ def scratch_state(reader: Reader | None, clock: int) -> KnowledgeState:
     return state
 
 
+def reading_state(reader: Reader, clock: int) -> KnowledgeState:
+    """A knowledge state at store clock `clock` for a read: every key it is asked for is read through `reader`
+    first (an item, a flag, a key's disputes); what reads every key raises NeedMore. Not for applying to: its
+    order has no derived first positions (see `scratch_state`)."""
+    return _fresh_state(reader, clock)
+
+
 def _fresh_state(reader: Reader | None, clock: int) -> KnowledgeState:
     state = KnowledgeState(incremental=True)
     state.clock = clock
