@@ -24,3 +24,5 @@ CREATE INDEX FOR (n:Due) ON (n.expires);
 CREATE INDEX FOR (n:Item) ON (n.key);
 CREATE INDEX FOR (n:Item) ON (n.s);
 CREATE INDEX FOR (n:Entry) ON (n.op);
+CREATE INDEX FOR (n:Dispute) ON (n.opened_at);
+CREATE INDEX FOR (n:Flag) ON (n.raised_at);

@@ -24,3 +24,5 @@ CREATE INDEX item_key IF NOT EXISTS FOR (n:Item) ON (n.key);
 CREATE INDEX item_subject IF NOT EXISTS FOR (n:Item) ON (n.s);
 CREATE INDEX entry_idem IF NOT EXISTS FOR (n:Entry) ON (n.idem);
 CREATE INDEX entry_op IF NOT EXISTS FOR (n:Entry) ON (n.op);
+CREATE INDEX dispute_opened_at IF NOT EXISTS FOR (n:Dispute) ON (n.opened_at);
+CREATE INDEX flag_raised_at IF NOT EXISTS FOR (n:Flag) ON (n.raised_at);

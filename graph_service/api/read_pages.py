@@ -12,11 +12,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from graph_service.api.pages import Page, numbered, page_of
+from graph_service.api.pages import Page, decode_cursor, numbered, page_of, page_size
+from graph_service.knowledge.as_of import dispute_of_props, flag_of_props
 from graph_service.knowledge.records import FlagRecord
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
+from graph_service.storage.port import GraphPort
 
 
 def dispute_page(knowledge: KnowledgeState, first: int | None, after: str | None) -> Page[DisputeEvent]:
@@ -31,9 +33,31 @@ def dispute_page(knowledge: KnowledgeState, first: int | None, after: str | None
 def flag_page(knowledge: KnowledgeState, pending: bool | None, first: int | None,
               after: str | None) -> Page[FlagRecord]:
     """The page of flags in the order raised, only the pending (true) or ended (false) ones if asked;
-    a flag's place is its place among every flag."""
-    every = list(knowledge.flags.values())
-    return page_of("flag", numbered(every, lambda f: pending is None or f.pending == pending), first, after)
+    a flag's place is the position it was raised at."""
+    every = sorted(knowledge.flags.values(), key=lambda f: f.seq)
+    return page_of("flag", [(f.seq, f) for f in every if pending is None or f.pending == pending], first, after)
+
+
+def dispute_page_now(graph: GraphPort, first: int | None, after: str | None) -> Page[DisputeEvent]:
+    """`dispute_page` of the store as the graph holds it now, read from its Dispute nodes: the page by the
+    index on the position each opened at, and the counts."""
+    size, start = page_size(first), decode_cursor("dispute", after)
+    rows = graph.run("open_disputes_page", {"after": start, "limit": size + 1})
+    events = [event for r in rows if (event := dispute_of_props(r["dispute"])) is not None]
+    counts = graph.run("open_disputes_count", {"after": start})[0]
+    return Page(rows=[(e.opened_at, e) for e in events[:size]], more=len(events) > size,
+                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+
+
+def flag_page_now(graph: GraphPort, pending: bool | None, first: int | None, after: str | None) -> Page[FlagRecord]:
+    """`flag_page` of the store as the graph holds it now, read from its Flag nodes and their COVERS edges:
+    the page by the index on the position each was raised at, and the counts."""
+    size, start = page_size(first), decode_cursor("flag", after)
+    rows = graph.run("flags_page", {"after": start, "pending": pending, "limit": size + 1})
+    flags = [flag_of_props(r["flag"], set(r["covers"])) for r in rows]
+    counts = graph.run("flags_count", {"after": start, "pending": pending})[0]
+    return Page(rows=[(f.seq, f) for f in flags[:size]], more=len(flags) > size,
+                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
 
 
 def question_page(questions: QuestionState, answered: bool | None, first: int | None,

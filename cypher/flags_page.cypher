@@ -1,0 +1,14 @@
+// A page of the flags in the order raised, raised after position $after, only the pending ($pending
+// true) or ended (false) ones unless $pending is null: at most $limit, each node's stored properties
+// (graph_service.knowledge.records.FlagRecord.props) with the ids of the items it covers. A flag's place
+// is the position it was raised at, so a cursor names the same place on every later read. The range is
+// read by the index on Flag.raised_at; the covered items by the flag's own COVERS edges.
+MATCH (f:Flag)
+WHERE f.raised_at > $after AND ($pending IS NULL OR f.pending = $pending)
+WITH f
+ORDER BY f.raised_at
+LIMIT $limit
+OPTIONAL MATCH (f)-[:COVERS]->(i:Item)
+WITH f, collect(i.id) AS covers
+RETURN properties(f) AS flag, covers
+ORDER BY f.raised_at
