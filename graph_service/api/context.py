@@ -15,7 +15,10 @@ from graph_service.api.idempotency import SCOPE_KEY as ONCE_SCOPE_KEY
 from graph_service.domain import Draft
 from graph_service.journal.once import WriteOnce
 from graph_service.journal.store import Journal, WriteResult, run_steps_waiting
+from graph_service.knowledge_region import KnowledgeRead
 from graph_service.service import Service
+
+_KNOWLEDGE_READ = "knowledge_read"
 
 
 def service_of(info: strawberry.Info[Any, Any]) -> Service:
@@ -28,6 +31,22 @@ def caught_up(info: strawberry.Info[Any, Any]) -> Service:
     service = service_of(info)
     service.journal.catch_up()
     return service
+
+
+def knowledge_read(service: Service) -> KnowledgeRead:
+    """The knowledge store at the last position the graph is known to hold, read from the graph as it is
+    asked for (graph_service.knowledge_region.KnowledgeRead), never from the in-memory state."""
+    return KnowledgeRead(service.graph, min(service.journal.seq, service.journal.projected))
+
+
+def knowledge_now(info: strawberry.Info[Any, Any]) -> KnowledgeRead:
+    """`knowledge_read` for this request, one per request and position: what its fields read of the
+    knowledge store (an item a flag names and a dispute names too) is read once."""
+    service = service_of(info)
+    held = info.context.get(_KNOWLEDGE_READ)
+    if held is None or held.upto != min(service.journal.seq, service.journal.projected):
+        held = info.context[_KNOWLEDGE_READ] = knowledge_read(service)
+    return held
 
 
 def once_of(info: strawberry.Info[Any, Any]) -> WriteOnce | None:

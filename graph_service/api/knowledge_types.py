@@ -13,7 +13,7 @@ from strawberry.scalars import JSON
 from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First, ItemId, Why
 from graph_service.api.connections import Connection, connection_of
-from graph_service.api.context import author_of, caught_up, journal_write, service_of
+from graph_service.api.context import author_of, caught_up, journal_write, knowledge_now, knowledge_read, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo
 from graph_service.api.knowledge_as_of import (
@@ -26,15 +26,24 @@ from graph_service.api.knowledge_as_of import (
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
 from graph_service.api.pages import Page, page_size
-from graph_service.api.read_pages import ItemPage, dispute_of, dispute_page, flag_of, flag_page, item_page
+from graph_service.api.read_pages import (
+    ItemPage,
+    dispute_of,
+    dispute_page_now,
+    flag_of,
+    flag_page_now,
+    item_page,
+)
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
 from graph_service.history import check_position, node_as_of
 from graph_service.knowledge import planning
+from graph_service.knowledge.as_of import dispute_of_props
 from graph_service.knowledge.queries import FIND_FILTERS
-from graph_service.knowledge.records import FlagRecord, dispute_id, question_text
+from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id, question_text
 from graph_service.knowledge.rules import DisputeEvent
+from graph_service.knowledge_region import KnowledgeRead
 from graph_service.service import Service
 from graph_service.state import StoreState, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, as_of_steps, walk
@@ -239,20 +248,27 @@ def change_list(result: Any) -> list[StatusChange]:
     return [StatusChange.of(i, before, after) for i, (before, after) in changes]
 
 
-def _item(service: Service, props: dict[str, Any]) -> Item:
-    return Item.of(props, service.state.knowledge.stale_reasons(props["id"]))
+def _item(read: KnowledgeRead, rec: ItemRecord) -> Item:
+    return Item.of(rec.materialise(), read.stale_reasons(rec.id))
 
 
-def item_node(service: Service, item_id: str) -> Item:
-    """The item with this id, as the API shows it (NotFound if there is none)."""
-    return _item(service, _props(service, item_id))
+def item_node(read: KnowledgeRead, item_id: str) -> Item:
+    """The item with this id as `read` has it, as the API shows it (NotFound if there is none)."""
+    return _item(read, _record(read, item_id))
 
 
-def _props(service: Service, item_id: str) -> dict[str, Any]:
-    rec = service.state.knowledge.items.get(item_id)
+def find_item(service: Service, item_id: str) -> Item | None:
+    """The item with this id as the graph holds it now, or None."""
+    read = knowledge_read(service)
+    rec = read.item(item_id)
+    return None if rec is None else _item(read, rec)
+
+
+def _record(read: KnowledgeRead, item_id: str) -> ItemRecord:
+    rec = read.item(item_id)
     if rec is None:
         raise NotFound(f"no item {item_id!r} in the store", field="id")
-    return rec.materialise()
+    return rec
 
 
 def _start(ids: list[str]) -> list[str]:
@@ -273,12 +289,14 @@ def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any, as_of: in
     service = caught_up(info)
     if as_of is not None:
         return _walk_as_of(service, ids, steps, as_of)
+    read = knowledge_now(info)
     for item_id in _start(ids):
-        _props(service, item_id)
-    knowledge = service.state.knowledge.items
+        _record(read, item_id)
+    reached = walk(service.graph, ids, steps)
+    found = read.items(r.id for r in reached)
     return [WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step,
-                     item=_item(service, knowledge[r.id].materialise()) if r.id in knowledge else None)
-            for r in walk(service.graph, ids, steps)]
+                     item=_item(read, found[r.id]) if r.id in found else None)
+            for r in reached]
 
 
 def _walk_as_of(service: Service, ids: list[str], steps: Any, as_of: int) -> list[WalkStep]:
@@ -328,8 +346,9 @@ def _items(info: strawberry.Info[Any, Any], ids: list[str], then: ItemsThen | No
     # The query that returned the flag or dispute caught up already: no second round trip per node.
     if then is not None:  # a flag or dispute as of a position names the items as they were then
         return then.items(ids)
-    service = service_of(info)
-    return [item_node(service, item_id) for item_id in ids]
+    read = knowledge_now(info)
+    found = read.items(ids)
+    return [_item(read, found[item_id]) for item_id in ids]
 
 
 class ItemsThen:
@@ -416,18 +435,17 @@ def _items_then(service: Service, page: Connection[Any], as_of: int | None,
 
 
 def find_flag(service: Service, flag_id: str) -> Flag | None:
-    """The flag with this id, or None."""
-    flag = service.state.knowledge.flags.get(flag_id)
+    """The flag with this id as the graph holds it now, or None."""
+    flag = knowledge_read(service).flag(flag_id)
     return None if flag is None else Flag.of(flag)
 
 
 def find_dispute(service: Service, node_id: str) -> Dispute | None:
-    """The dispute with this id, open or closed, or None (a dispute a retraction withdrew is gone)."""
-    for events in service.state.knowledge.dispute_events.values():
-        for event in events:
-            if dispute_id(event) == node_id:
-                return Dispute.of(event)
-    return None
+    """The dispute with this id as the graph holds it now, open or closed, or None (a dispute a retraction
+    withdrew is gone)."""
+    rows = service.graph.run("dispute_by_id", {"id": node_id})
+    event = dispute_of_props(rows[0]["dispute"]) if rows else None
+    return None if event is None else Dispute.of(event)
 
 
 @strawberry.type(description="A recorded decision snapshot that reads differently without the retracted items.")
@@ -464,7 +482,7 @@ class KnowledgeQuery:
                              "its status, support and why then. Null: now.")] = None) -> Item | None:
         service = caught_up(info)
         if as_of is None:
-            return _item(service, _props(service, id))
+            return item_node(knowledge_now(info), id)
         check_position(as_of, service.journal.seq)
         return _items_as_of(service, [id], as_of)[id]
 
@@ -541,8 +559,9 @@ class KnowledgeQuery:
                        ) -> Redecisions:
         def work() -> list[list[dict[str, Any]]]:
             service = caught_up(info)
+            read = knowledge_read(service)
             for item_id in _start(retracted):
-                _props(service, item_id)
+                _record(read, item_id)
             return run_apart(service.graph, "redecide", retracted=retracted)  # see graph_service.apart
 
         changed, justified = await off_the_loop(work)
@@ -558,7 +577,7 @@ class KnowledgeQuery:
                        as_of: ReadAsOf = None) -> Connection[Dispute]:
         service = caught_up(info)
         if as_of is None:
-            page = dispute_page(service.state.knowledge, first, after)
+            page = dispute_page_now(service.graph, first, after)
         else:
             check_position(as_of, service.journal.seq)
             # Every dispute's history then: in a process of its own (graph_service.apart), off the event loop.
@@ -576,7 +595,7 @@ class KnowledgeQuery:
                     first: First = None, after: After = None, as_of: ReadAsOf = None) -> Connection[Flag]:
         service = caught_up(info)
         if as_of is None:
-            page = flag_page(service.state.knowledge, pending, first, after)
+            page = flag_page_now(service.graph, pending, first, after)
         else:  # the flags raised by then, pending or ended as they were then
             check_position(as_of, service.journal.seq)
             # Every flag's history then: in a process of its own (graph_service.apart), off the event loop.
@@ -591,8 +610,9 @@ class KnowledgeQuery:
         service = caught_up(info)
         if as_of is not None:
             return stale_as_of(service, id, as_of)
-        _props(service, id)
-        return service.state.knowledge.stale_reasons(id)
+        read = knowledge_now(info)
+        _record(read, id)
+        return read.stale_reasons(id)
 
     @strawberry.field(description="What was learned and from whom; refuted, retracted, expired, disputed, flagged.")
     @user_errors

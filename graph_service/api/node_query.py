@@ -30,7 +30,7 @@ from graph_service.api.belief_types import Evidence, read_belief
 from graph_service.api.context import caught_up
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import JournalEntry
-from graph_service.api.knowledge_types import find_dispute, find_flag, item_node
+from graph_service.api.knowledge_types import find_dispute, find_flag, find_item
 from graph_service.api.node import Node
 from graph_service.api.question_types import Question, Unknown
 from graph_service.api.statement_types import Observation, assertions_of, observation_props
@@ -52,10 +52,6 @@ def _entry(service: Service, node_id: str) -> Node | None:
     seq = int(ENTRY.fullmatch(node_id)["seq"])  # type: ignore[index]
     found = list(service.journal.entries_after(seq - 1, 1))
     return JournalEntry.of(found[0]) if found and found[0].seq == seq else None
-
-
-def _item(service: Service, node_id: str) -> Node | None:
-    return item_node(service, node_id) if node_id in service.state.knowledge.items else None
 
 
 def _belief(service: Service, node_id: str) -> Node | None:
@@ -98,7 +94,7 @@ def _unknown(service: Service, node_id: str) -> Node | None:
 
 SHAPES: list[tuple[Callable[[str], Any], Callable[[Service, str], Node | None]]] = [
     (ENTRY.fullmatch, _entry),
-    (lambda i: i.startswith("k-"), _item),
+    (lambda i: i.startswith("k-"), find_item),
     (BELIEF.fullmatch, _belief),
     (EVIDENCE.fullmatch, _evidence),
     (OBSERVATION.fullmatch, _observation),
