@@ -33,6 +33,7 @@ from graph_service.api.read_pages import (
     flag_of,
     flag_page_now,
     item_page,
+    item_page_now,
 )
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
@@ -499,7 +500,7 @@ class KnowledgeQuery:
         if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
             raise UserError("filter.scope must be an object", field="scope")
         if as_of is None:
-            page = item_page(service.state.knowledge, given, size, after)
+            page = item_page_now(service.graph, knowledge_now(info), given, size, after)
         elif given.get("ids") is not None:  # the same find over the named items, their flags and the clock then
             ids = list(dict.fromkeys(given["ids"]))
             page = item_page(knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=ids), given,

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph_service.api.pages import Page, decode_cursor, numbered, page_of, page_size
 from graph_service.knowledge.as_of import dispute_of_props, flag_of_props
-from graph_service.knowledge.records import FlagRecord
+from graph_service.knowledge.items import scope_matches
+from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
 from graph_service.storage.port import GraphPort
+
+if TYPE_CHECKING:
+    from graph_service.knowledge_region import KnowledgeRead
 
 
 def dispute_page(knowledge: KnowledgeState, first: int | None, after: str | None) -> Page[DisputeEvent]:
@@ -99,10 +103,74 @@ class ItemPage:
 def item_page(knowledge: KnowledgeState, given: dict[str, Any], size: int, after: str | None) -> ItemPage:
     """The page of at most `size` items matching the filter `given` (KnowledgeState.find), by id, whose
     ids sort after `after` (an id), each with its staleness in `knowledge`."""
-    found = [r for r in knowledge.find(**given) if after is None or r["id"] > after]
-    every = len(found) if after is None else len(knowledge.find(**given))
+    every_found = sorted(knowledge.find(**given), key=lambda r: r["id"])  # find gives named ids as named
+    found = [r for r in every_found if after is None or r["id"] > after]
+    every = len(every_found)
     return ItemPage(rows=[(r, knowledge.stale_reasons(r["id"])) for r in found[:size]], more=len(found) > size,
                     earlier=every > len(found), total=every)
+
+
+# The filters items_page and items_count apply in the graph, by parameter; find's other filters (scope
+# patterns, staleness, a fact's object) are applied to the rows here.
+_GRAPH_FILTERS = {"ids": "ids", "key": "key", "s": "s", "r": "r", "kind": "kinds", "status": "statuses",
+                  "source": "source", "by": "by"}
+# Rows read per statement when filters the graph cannot apply leave an unknown share of them.
+_FILTERED_BATCH = 500
+
+
+def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], size: int,
+                  after: str | None) -> ItemPage:
+    """`item_page` of the store as the graph holds it now: the filter's node properties matched by the
+    graph (items_page, items_count: the page in the order of the index on Item.id), the rows' records and
+    staleness read through `read`. A filter on scope, staleness or a fact's object is matched on every
+    item the graph's part of the filter selects, so it costs what that part selects."""
+    params: dict[str, Any] = {"limit": size + 1}
+    for name, param in _GRAPH_FILTERS.items():
+        value = given.get(name)
+        listed = name in ("ids", "kind", "status")
+        params[param] = (list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]) \
+            if listed and value is not None else value
+    rest = {name: given[name] for name in ("scope", "stale", "o") if given.get(name) is not None}
+    start = after or ""
+    if not rest:
+        ids = [r["id"] for r in graph.run("items_page", {**params, "after": start})]
+        counts = graph.run("items_count", {**params, "after": start})[0]
+        return ItemPage(rows=_rows(read, ids[:size]), more=len(ids) > size,
+                        earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+    total = before = 0
+    found: list[tuple[dict[str, Any], list[str]]] = []
+    cursor = ""
+    while True:  # every item the graph's part selects: the total is theirs
+        ids = [r["id"] for r in graph.run("items_page", {**params, "after": cursor, "limit": _FILTERED_BATCH})]
+        if not ids:
+            break
+        cursor = ids[-1]
+        records = read.items(ids)
+        for props, stale in _rows(read, ids):
+            if not _matches_rest(records[props["id"]], stale, rest):
+                continue
+            total += 1
+            if props["id"] <= start:
+                before += 1
+            elif len(found) <= size:
+                found.append((props, stale))
+    return ItemPage(rows=found[:size], more=len(found) > size, earlier=before > 0, total=total)
+
+
+def _rows(read: KnowledgeRead, ids: list[str]) -> list[tuple[dict[str, Any], list[str]]]:
+    """Each item's properties (as KnowledgeState.find gives them) and stale reasons as of `read`, the
+    items read in one statement."""
+    records = read.items(ids)
+    return [(records[i].materialise(), read.stale_reasons(i)) for i in ids]
+
+
+def _matches_rest(rec: ItemRecord, stale: list[str], rest: dict[str, Any]) -> bool:
+    """Whether an item matches the filters the graph leaves (KnowledgeState.find's meaning of each)."""
+    if "scope" in rest and not scope_matches(rec.scope, rest["scope"]):
+        return False
+    if "stale" in rest and bool(stale) != bool(rest["stale"]):
+        return False
+    return "o" not in rest or rec.body.get("o") == rest["o"]
 
 
 def record_json(record: FlagRecord | DisputeEvent | QuestionRecord | UnknownRecord) -> dict[str, Any]:

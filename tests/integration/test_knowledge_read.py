@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 
 from graph_service.api.pages import Page, encode_cursor
-from graph_service.api.read_pages import dispute_page, dispute_page_now, flag_page, flag_page_now
+from graph_service.api.read_pages import (
+    ItemPage,
+    dispute_page,
+    dispute_page_now,
+    flag_page,
+    flag_page_now,
+    item_page,
+    item_page_now,
+)
 from graph_service.knowledge_region import KnowledgeRead
 from graph_service.service import Service
 from tests.backends import Backend
@@ -26,6 +34,38 @@ def _pages(kind: str, read: Callable[[int, str | None], Page[Any]], first: int) 
         if not page.more:
             return pages
         after = encode_cursor(kind, page.rows[-1][0])
+
+
+def _item_pages(read: Callable[[int, str | None], ItemPage], first: int) -> list[ItemPage]:
+    """Every page of an items read, following its cursors (the last id of a page) to the end."""
+    pages, after = [], None
+    while True:
+        page = read(first, after)
+        pages.append(page)
+        if not page.more:
+            return pages
+        after = page.rows[-1][0]["id"]
+
+
+def _item_filters(whole: Any) -> list[dict[str, Any]]:
+    """Filters of every kind find takes that the API passes, with values the history has, alone and
+    together, with some that select nothing; each must select some item and some must leave some out."""
+    recs = sorted(whole.items.values(), key=lambda r: r.id)
+    fact = next(r for r in recs if r.key is not None)
+    scoped = next(r for r in recs if r.scope)
+    name, value = sorted(scoped.scope.items())[0]
+    ids = [r.id for r in recs]
+    filters: list[dict[str, Any]] = [
+        {}, {"kind": [fact.kind]}, {"status": sorted({r.status for r in recs})[:2]},
+        {"source": fact.props["source"]}, {"by": fact.props["by"]}, {"s": fact.body["s"]},
+        {"r": fact.body["r"]}, {"key": fact.key}, {"ids": [*ids[::3][::-1], "k-never-written"]},
+        {"stale": True}, {"stale": False}, {"scope": {name: value}}, {"scope": {}},
+        {"kind": [fact.kind], "stale": False, "status": ["active", "refuted", "disputed"]},
+        {"s": fact.body["s"], "scope": {name: value}}, {"key": "no such key"}, {"by": "nobody"},
+    ]
+    selected = [len(whole.find(**given)) for given in filters]
+    assert any(0 < n < len(ids) for n in selected) and whole.find(stale=True), "filters must tell items apart"
+    return filters
 
 
 @pytest.mark.parametrize("seed", [5, 23])
@@ -59,5 +99,11 @@ def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_s
                     _pages("flag", lambda n, a, p=pending: flag_page(whole, p, n, a), first), (first, pending)
         assert whole.open_disputes and any(f.pending for f in whole.flags.values()) \
             and any(not f.pending for f in whole.flags.values()), "the pages must have rows to compare"
+        # The pages of items a filter selects, by the index on Item.id, the rest of the filter matched on
+        # the rows (scope patterns, staleness), page by page with the counts.
+        for given in _item_filters(whole):
+            for first in (1, 7, 500):
+                assert _item_pages(lambda n, a, g=given: item_page_now(service.graph, read, g, n, a), first) == \
+                    _item_pages(lambda n, a, g=given: item_page(whole, g, n, a), first), (given, first)
     finally:
         service.close()

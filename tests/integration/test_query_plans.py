@@ -23,6 +23,7 @@ CYPHER = Path(__file__).resolve().parents[2] / "cypher"
 WHOLE_LABEL_READS = {
     "belief_count": "totalCount of a beliefs filter: every belief it selects",
     "flags_count": "totalCount of flags(pending): every flag it selects",
+    "items_count": "totalCount of an items filter: every item it selects",
     "open_disputes_count": "totalCount of disputes: every open dispute",
     "belief_page_confidence_asc": "issue 10, open: a page of beliefs sorts every belief the filter selects "
                                   "(FalkorDB has no index-ordered range scan)",
