@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from graph_service.api import knowledge_as_of as parts
-from graph_service.api.knowledge_as_of import knowledge_from_history
+from graph_service.api.knowledge_as_of import knowledge_from_history, knowledge_position
 from graph_service.domain import Draft
 from graph_service.errors import UserError
 from graph_service.history import HistoryMissing
@@ -301,6 +301,7 @@ class KnowledgeRead:
         self.upto = upto
         self._source = PartsFromGraph(graph, upto)
         self.state = reading_state(Reader(self._source.answer, Fetched()), self._source.clock)
+        self._positioned = False  # the state's knowledge position is read only by what shows it
 
     def item(self, item_id: str) -> ItemRecord | None:
         """The item's record, None for an id never written by `upto`."""
@@ -323,3 +324,11 @@ class KnowledgeRead:
     def disputes_on(self, key: str) -> tuple[DisputeEvent, ...]:
         """Every dispute about the items on this key, open or closed (withdrawn ones are gone), oldest first."""
         return tuple(self.state.dispute_events.get(key, ()))
+
+    def snapshot(self, about: str | list[str] | None = None, relation: str | None = None,
+                 scope: dict[str, Any] | None = None, kinds: list[str] | None = None) -> dict[str, Any]:
+        """What a decision would be given as of `upto` (KnowledgeState.snapshot), reading the items on the
+        subjects asked about; NeedMore for one about every subject, which reads every item."""
+        if not self._positioned:
+            self.state.position, self._positioned = knowledge_position(self._source.graph, self.upto), True
+        return self.state.snapshot(about=about, relation=relation, scope=scope, kinds=kinds)

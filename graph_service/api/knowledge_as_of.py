@@ -75,7 +75,7 @@ def knowledge_from_history(graph: GraphPort, as_of: int, parts: frozenset[str] =
         snapshots=graph.run("snapshots_history_upto", upto) if SNAPSHOTS in parts else [],
         ticks=graph.run("entries_of_op_upto", {**upto, "op": ops.TICK}) if CLOCK in parts else [],
         refusals=graph.run("entries_of_op_upto", {**upto, "op": ops.REFUSED}) if REFUSALS in parts else [],
-        position=_knowledge_position(graph, as_of) if POSITION in parts else 0,
+        position=knowledge_position(graph, as_of) if POSITION in parts else 0,
     )
     return knowledge_at(history)
 
@@ -105,7 +105,7 @@ def questions_from_history(graph: GraphPort, as_of: int) -> QuestionState:
     return question_state_at(history, affects, as_of)
 
 
-def _knowledge_position(graph: GraphPort, upto: int) -> int:
+def knowledge_position(graph: GraphPort, upto: int) -> int:
     """The last entry at or before `upto` that applied a knowledge operation (0: none): what the
     knowledge state's `position` is after the journal up to `upto`."""
     to = upto

@@ -41,6 +41,7 @@ from graph_service.errors import NotFound, UserError
 from graph_service.history import check_position, node_as_of
 from graph_service.knowledge import planning
 from graph_service.knowledge.as_of import dispute_of_props
+from graph_service.knowledge.partial import NeedMore
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id, question_text
 from graph_service.knowledge.rules import DisputeEvent
@@ -542,10 +543,13 @@ class KnowledgeQuery:
                        scope: Scope = None, kinds: Kinds = None, as_of: ReadAsOf = None) -> JSON:
         service = caught_up(info)
         names = plain_list(kinds)
-        knowledge = service.state.knowledge
-        planning.plan_snapshot(knowledge, about, relation, scope, names)  # validates only
+        read = knowledge_now(info)
+        planning.plan_snapshot(read.state, about, relation, scope, names)  # validates only
         if as_of is None:
-            return knowledge.snapshot(about=about, relation=relation, scope=scope, kinds=names)
+            try:
+                return read.snapshot(about=about, relation=relation, scope=scope, kinds=names)
+            except NeedMore:  # about every subject: every item, read as of then, as below
+                as_of = read.upto
         check_position(as_of, service.journal.seq)
         # Every item's history then: in a process of its own (graph_service.apart), off the event loop.
         return await off_the_loop(lambda: run_apart(service.graph, "snapshot_as_of", as_of=as_of, about=about,
@@ -619,8 +623,8 @@ class KnowledgeQuery:
     @user_errors
     async def report(self, info: strawberry.Info[Any, Any], as_of: ReadAsOf = None) -> JSON:
         service = caught_up(info)
-        if as_of is None:
-            return service.state.knowledge.report()
+        if as_of is None:  # every item, flag and refusal: read as of the position the graph holds, as below
+            as_of = knowledge_read(service).upto
         check_position(as_of, service.journal.seq)
         # The whole store's history then: in a process of its own (graph_service.apart), off the event loop.
         return await off_the_loop(lambda: run_apart(service.graph, "report_as_of", as_of=as_of), "past")

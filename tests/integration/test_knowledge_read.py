@@ -18,6 +18,7 @@ from graph_service.api.read_pages import (
     item_page,
     item_page_now,
 )
+from graph_service.knowledge.partial import NeedMore
 from graph_service.knowledge_region import KnowledgeRead
 from graph_service.service import Service
 from tests.backends import Backend
@@ -99,6 +100,15 @@ def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_s
                     _pages("flag", lambda n, a, p=pending: flag_page(whole, p, n, a), first), (first, pending)
         assert whole.open_disputes and any(f.pending for f in whole.flags.values()) \
             and any(not f.pending for f in whole.flags.values()), "the pages must have rows to compare"
+        # What a decision would be given about some subjects, with the rest of a query; about every subject
+        # it would read every item, and says so.
+        subjects = sorted({rec.body["s"] for rec in whole.items.values() if rec.key is not None})
+        fact = next(rec for rec in whole.items.values() if rec.key is not None)
+        for about in [*subjects, subjects[:3], [*subjects[-2:], "nobody-asked"]]:
+            for query in ({}, {"relation": fact.body["r"]}, {"kinds": ["fact"]}, {"scope": fact.scope}):
+                assert read.snapshot(about=about, **query) == whole.snapshot(about=about, **query), (about, query)
+        with pytest.raises(NeedMore):
+            read.snapshot(relation=fact.body["r"])
         # The pages of items a filter selects, by the index on Item.id, the rest of the filter matched on
         # the rows (scope patterns, staleness), page by page with the counts.
         for given in _item_filters(whole):
