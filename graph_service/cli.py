@@ -303,7 +303,9 @@ def _rebuild(settings: Settings, args: argparse.Namespace) -> int:
                                f"{journal.broken.reason}; nothing rebuilt")
         if args.upto is not None and args.upto > journal.seq:
             raise UserError(f"--upto {args.upto} is past the journal's head ({journal.seq} entries)")
-        unknown = [i for i in dict.fromkeys(args.skip or ()) if i not in service.state.knowledge.items]
+        wanted = list(dict.fromkeys(args.skip or ()))
+        held = {r["item"]["id"] for r in service.graph.run("items_by_id", {"ids": wanted})}  # not the whole store
+        unknown = [i for i in wanted if i not in held]
         if unknown:
             raise UserError(f"--skip: the store holds no item {', '.join(unknown)}")
         chain = _checked_chain(service, "check")
