@@ -62,12 +62,8 @@ def _belief(service: Service, node_id: str) -> Node | None:
 
 
 def _evidence(service: Service, node_id: str) -> Node | None:
-    row = service.state.beliefs.rows.get(node_id)
-    if row is None:
-        return None
-    rows = service.graph.run("belief_evidence", {"id": row.belief})
-    found = [Evidence.of(r["evidence"], r["roots"], r["assertions"]) for r in rows]
-    return next((e for e in found if e.id == node_id), None)
+    rows = service.graph.run("evidence_by_id", {"id": node_id})
+    return Evidence.of(rows[0]["evidence"], rows[0]["roots"], rows[0]["assertions"]) if rows else None
 
 
 def _observation(service: Service, node_id: str) -> Node | None:
