@@ -26,3 +26,4 @@ CREATE INDEX FOR (n:Item) ON (n.s);
 CREATE INDEX FOR (n:Entry) ON (n.op);
 CREATE INDEX FOR (n:Dispute) ON (n.opened_at);
 CREATE INDEX FOR (n:Flag) ON (n.raised_at);
+CREATE INDEX FOR (n:Belief) ON (n.confidence);

@@ -23,6 +23,7 @@ from graph_service.api.journal_types import PageInfo
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
 from graph_service.api.pages import page_size
+from graph_service.api.read_pages import belief_page_now
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
 from graph_service.api.vocabularies import (
@@ -616,9 +617,8 @@ class BeliefQuery:
         wanted = filter or BeliefFilter()
         params = {"status": plain(wanted.status), "subject": wanted.subject, "kind": plain(wanted.kind)}
         if as_of is None:
-            rows = service.graph.run(f"belief_page_confidence_{order_by.value}",
-                                     {**params, "after_key": after_key, "after_id": after_id,
-                                      "limit": size + 1})
+            rows = belief_page_now(service.graph, params, descending=order_by is BeliefOrder.CONFIDENCE_DESC,
+                                   after_key=after_key, after_id=after_id, limit=size + 1)
             more, rows = len(rows) > size, rows[:size]
             edges = [BeliefEdge(cursor=encode_cursor(r["key"], r["belief"]["id"]),
                                 node=Belief.of(r["belief"])) for r in rows]

@@ -9,6 +9,7 @@ resolvers build their GraphQL types from the page's records on the loop. Nothing
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -124,7 +125,7 @@ def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], 
     graph (items_page, items_count: the page in the order of the index on Item.id), the rows' records and
     staleness read through `read`. A filter on scope, staleness or a fact's object is matched on every
     item the graph's part of the filter selects, so it costs what that part selects."""
-    params: dict[str, Any] = {"limit": size + 1}
+    params: dict[str, Any] = {}
     for name, param in _GRAPH_FILTERS.items():
         value = given.get(name)
         listed = name in ("ids", "kind", "status")
@@ -133,7 +134,7 @@ def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], 
     rest = {name: given[name] for name in ("scope", "stale", "o") if given.get(name) is not None}
     start = after or ""
     if not rest:
-        ids = [r["id"] for r in graph.run("items_page", {**params, "after": start})]
+        ids = [r["id"] for r in graph.run("items_page", {**params, "after": start, "limit": size + 1})]
         counts = graph.run("items_count", {**params, "after": start})[0]
         return ItemPage(rows=_rows(read, ids[:size]), more=len(ids) > size,
                         earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
@@ -171,6 +172,67 @@ def _matches_rest(rec: ItemRecord, stale: list[str], rest: dict[str, Any]) -> bo
     if "stale" in rest and bool(stale) != bool(rest["stale"]):
         return False
     return "o" not in rest or rec.body.get("o") == rest["o"]
+
+
+# A page read window by window sorts the rows in the windows it reads, not every row: FalkorDB reads an
+# index range in no order, so one statement over the whole range sorts all of it. The first window is
+# this wide in a key space's units ...
+_FIRST_WINDOW = 2**18
+# ... and each next one this many times wider, so a page takes a few windows.
+_WIDENING = 4
+
+
+def key_windows(start: int, *, descending: bool, span: tuple[int, int], ends: tuple[int, int],
+                first: int = _FIRST_WINDOW) -> Iterator[tuple[int, int]]:
+    """Windows [low, high) of whole-number keys from `start` on, up (or down, `descending`), each
+    `_WIDENING` times wider than the last, together covering everything from `start` to the end of
+    `ends` once. Keys lie in `span`; a window reaching past the span's edge reaches to the end of `ends`
+    instead, so a key outside the span is still read, last."""
+    width = first
+    if descending:
+        high, origin = start, min(start, span[1])
+        while True:
+            low = origin - width if origin - width > span[0] else ends[0]
+            yield low, high
+            if low == ends[0]:
+                return
+            high = origin = low
+            width *= _WIDENING
+    low, origin = start, max(start, span[0])
+    while True:
+        high = origin + width if origin + width < span[1] else ends[1]
+        yield low, high
+        if high == ends[1]:
+            return
+        low = origin = high
+        width *= _WIDENING
+
+
+# Confidence keys (1e-9): confidences are clamped to [0.02, 0.98], so keys lie in [0, 10**9]; the
+# outermost windows reach past both ends so that no key, however it came, is left out.
+_CONFIDENCE_SPAN = (0, 10**9 + 1)
+_PAST_EVERY_KEY = (-(10**18), 10**18)
+
+
+def belief_page_now(graph: GraphPort, filters: dict[str, Any], *, descending: bool, after_key: int | None,
+                    after_id: str | None, limit: int) -> list[dict[str, Any]]:
+    """At most `limit` rows (belief, key) of the beliefs the filter selects, by confidence key either way
+    and ties by id, after the keyset cursor (after_key, after_id): what one statement over every belief
+    would give (beliefs.as_of.belief_page), read window by window of keys from the cursor on
+    (belief_page_confidence_desc/_asc, by the index on Belief.confidence; `key_windows`)."""
+    query = f"belief_page_confidence_{'desc' if descending else 'asc'}"
+    if after_id is None:
+        start = _PAST_EVERY_KEY[1 if descending else 0]
+    else:
+        assert after_key is not None, "a cursor names a key and an id"
+        start = int(after_key) + 1 if descending else int(after_key)  # the cursor's key: its ties after it
+    rows: list[dict[str, Any]] = []
+    for low, high in key_windows(start, descending=descending, span=_CONFIDENCE_SPAN, ends=_PAST_EVERY_KEY):
+        rows += graph.run(query, {**filters, "after_key": after_key, "after_id": after_id, "from_key": low,
+                                  "to_key": high, "limit": limit - len(rows)})
+        if len(rows) >= limit:
+            break
+    return rows
 
 
 def record_json(record: FlagRecord | DisputeEvent | QuestionRecord | UnknownRecord) -> dict[str, Any]:

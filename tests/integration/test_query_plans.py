@@ -25,9 +25,6 @@ WHOLE_LABEL_READS = {
     "flags_count": "totalCount of flags(pending): every flag it selects",
     "items_count": "totalCount of an items filter: every item it selects",
     "open_disputes_count": "totalCount of disputes: every open dispute",
-    "belief_page_confidence_asc": "issue 10, open: a page of beliefs sorts every belief the filter selects "
-                                  "(FalkorDB has no index-ordered range scan)",
-    "belief_page_confidence_desc": "as belief_page_confidence_asc",
     "belief_fingerprint_rows": "verify's fingerprint of every belief",
     "item_fingerprint_rows": "verify's fingerprint of every item",
     "every_belief_history_upto": "fingerprint(asOf) and beliefs(asOf): every belief written by then",
@@ -44,8 +41,8 @@ WHOLE_LABEL_READS = {
     "bench_raw_write": "the benchmarks' raw baseline, on a label of its own",
 }
 LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges"}
-NUMBERS = {"seq", "upto", "after", "limit", "first", "last", "from", "to", "at", "position", "after_key",
-           "format", "since"}
+NUMBERS = {"seq", "upto", "after", "limit", "first", "last", "from", "to", "at", "position", "after_key", "from_key",
+           "to_key", "format", "since"}
 
 
 def sample(name: str) -> object:

@@ -1,0 +1,112 @@
+"""The first page of the list reads, as the store grows: whether a page costs what it shows or what the
+store holds (issue 10: "a page of beliefs ordered by confidence must not sort every belief").
+
+    .venv/bin/python -m benchmarks.read_pages [--sizes 10000 30000] [--rounds 30] [--first 20]
+
+For each size a store of the realistic mix (benchmarks.service_shape.mix) is bulk-loaded; then, round
+after round, the sizes interleaved, each read below is timed in-process on the embedded server:
+
+- beliefs, most confident first, the page as the service reads it (read_pages.belief_page_now: windows
+  of confidence read by the index on Belief.confidence), and the same statement over one window that
+  holds every belief (what the service read before: it sorts every belief);
+- the totalCount beside it (belief_count), which reads every belief the filter selects;
+- items, the page (items_page, by the index on Item.id) and its count (items_count);
+- the open disputes' and the flags' pages (open_disputes_page, flags_page);
+- a raw one-node read (head_read): the round trip every figure includes.
+
+It prints each figure's median per size and its growth from the smallest size to the largest; the bar
+for a page is growth <= 1.2x (a count reads what it counts, and is reported, not gated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.service_shape import LOADER, mix
+from graph_service.api.read_pages import belief_page_now
+from graph_service.config import Settings
+from graph_service.service import Service
+from graph_service.storage.port import GraphPort
+
+GROWTH_BAR = 1.2
+EVERY_KEY = 10**18  # a window past both ends of the confidence keys: every belief in one statement
+NO_FILTER = {"status": None, "subject": None, "kind": None}
+NO_ITEM_FILTER = {"ids": None, "key": None, "s": None, "r": None, "kinds": None, "statuses": None,
+                  "source": None, "by": None}
+
+
+def reads(graph: GraphPort, first: int) -> dict[str, Callable[[], Any]]:
+    """Each read the benchmark times, by name: the pages (gated) and the counts and the raw read."""
+    return {
+        "beliefs page (windows)": lambda: belief_page_now(graph, NO_FILTER, descending=True, after_key=None,
+                                                         after_id=None, limit=first + 1),
+        "beliefs page (every belief)": lambda: graph.run("belief_page_confidence_desc", {
+            **NO_FILTER, "after_key": None, "after_id": None, "from_key": -EVERY_KEY, "to_key": EVERY_KEY,
+            "limit": first + 1}),
+        "beliefs count": lambda: graph.run("belief_count", NO_FILTER),
+        "items page": lambda: graph.run("items_page", {**NO_ITEM_FILTER, "after": "", "limit": first + 1}),
+        "items count": lambda: graph.run("items_count", {**NO_ITEM_FILTER, "after": ""}),
+        "disputes page": lambda: graph.run("open_disputes_page", {"after": 0, "limit": first + 1}),
+        "flags page": lambda: graph.run("flags_page", {"after": 0, "pending": None, "limit": first + 1}),
+        "raw read": lambda: graph.run("head_read"),
+    }
+
+
+GATED = ("beliefs page (windows)", "items page", "disputes page", "flags page")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 30_000])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--first", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="read-pages-"))
+    services: dict[int, Service] = {}
+    figures: dict[tuple[str, int], list[float]] = defaultdict(list)
+    try:
+        for size in args.sizes:
+            service = Service.open(Settings(data_dir=root / f"store-{size}"))
+            started = time.perf_counter()
+            service.journal.write_batch(LOADER, mix(service, size, args.seed), batch_size=500)
+            print(f"loaded {size:,} entries in {time.perf_counter() - started:.0f} s: "
+                  f"{len(service.state.beliefs.beliefs):,} beliefs, {len(service.state.knowledge.items):,} items",
+                  file=sys.stderr)
+            services[size] = service
+        timed = {size: reads(service.graph, args.first) for size, service in services.items()}
+        for size, named in timed.items():  # the two belief pages agree, so the figures compare like with like
+            assert named["beliefs page (windows)"]() == named["beliefs page (every belief)"](), size
+        for _ in range(args.rounds):
+            for size, named in timed.items():
+                for name, read in named.items():
+                    started = time.perf_counter()
+                    read()
+                    figures[(name, size)].append((time.perf_counter() - started) * 1e3)
+    finally:
+        for service in services.values():
+            service.close()
+    small, large = min(args.sizes), max(args.sizes)
+    failed = False
+    for name in timed[small]:
+        medians = {size: statistics.median(figures[(name, size)]) for size in args.sizes}
+        growth = medians[large] / medians[small]
+        gated = name in GATED
+        met = growth <= GROWTH_BAR
+        failed |= gated and not met
+        print(f"{name:>28}: " + ", ".join(f"{medians[s]:.2f} ms at {s:,}" for s in args.sizes)
+              + f"; {large:,} over {small:,}: {growth:.2f}x"
+              + (f" (bar <= {GROWTH_BAR}x: {'met' if met else 'NOT met'})" if gated else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
