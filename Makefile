@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.log_proofs
 	$(BIN)/python -m benchmarks.knowledge_incremental
 	$(BIN)/python -m benchmarks.pure_apply
+	$(BIN)/python -m benchmarks.read_pages --sizes 10000 100000
 	$(BIN)/python -m benchmarks.service_shape --sizes 10000 100000
 	$(BIN)/python -m benchmarks.time_travel --entries 10000
 
