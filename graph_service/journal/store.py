@@ -199,9 +199,11 @@ class Journal:
         # Positions this process is appending at, and the results of those a catch-up applied meanwhile.
         self._awaited: set[int] = set()
         self._pending_results: dict[int, Any] = {}
-        # The last position this process projected or saw projected; below self.seq only after a
-        # projection failed, when catch-up re-derives the missing projections from the journal.
+        # The last position this process projected or saw projected; below self.seq after a projection
+        # failed, when catch-up re-derives the missing projections from the journal, and while this
+        # process's own projection of the entry after it is on its way (`_projecting`).
         self._projected = 0
+        self._projecting: int | None = None
         self.frontier = Frontier()
         self.broken: Finding | None = None
         self.legacy = False
@@ -300,7 +302,10 @@ class Journal:
         with self._lock:
             head = self.stored_head()
             self._projected = max(self._projected, min(head["projected"], self.seq))
-            if self._projected < self.seq:
+            # Behind only by the projection a write of this process has on its way: not missing, so no
+            # replay (which would rebuild the whole state, here, on a read's path).
+            in_flight = self._projecting == self.seq == self._projected + 1
+            if self._projected < self.seq and not in_flight:
                 self._replay_all()
                 return
             if head["seq"] == self.seq or self.broken is not None:
@@ -427,12 +432,18 @@ class Journal:
                 with self._lock:
                     applied = self._take_landed(entry, promised_empty=empty)
                     result = self._pending_results.pop(entry.seq) if applied is None else applied.result
+                    if applied is not None:
+                        self._projecting = entry.seq
             finally:
                 with self._lock:
                     self._awaited.discard(entry.seq)
                     self._pending_results.pop(entry.seq, None)
             if applied is not None:
-                yield partial(self._project, entry.seq, applied)
+                try:
+                    yield partial(self._project, entry.seq, applied)
+                finally:
+                    with self._lock:
+                        self._projecting = None
             if once is not None:
                 once.written = entry.seq
             return WriteResult(entry, result)
