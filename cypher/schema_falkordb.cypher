@@ -27,3 +27,5 @@ CREATE INDEX FOR (n:Entry) ON (n.op);
 CREATE INDEX FOR (n:Dispute) ON (n.opened_at);
 CREATE INDEX FOR (n:Flag) ON (n.raised_at);
 CREATE INDEX FOR (n:Belief) ON (n.confidence);
+CREATE INDEX FOR (n:Question) ON (n.asked_at);
+CREATE INDEX FOR (n:Unknown) ON (n.declared_at);

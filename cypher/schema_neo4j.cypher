@@ -27,3 +27,5 @@ CREATE INDEX entry_op IF NOT EXISTS FOR (n:Entry) ON (n.op);
 CREATE INDEX dispute_opened_at IF NOT EXISTS FOR (n:Dispute) ON (n.opened_at);
 CREATE INDEX flag_raised_at IF NOT EXISTS FOR (n:Flag) ON (n.raised_at);
 CREATE INDEX belief_confidence IF NOT EXISTS FOR (n:Belief) ON (n.confidence);
+CREATE INDEX question_asked_at IF NOT EXISTS FOR (n:Question) ON (n.asked_at);
+CREATE INDEX unknown_declared_at IF NOT EXISTS FOR (n:Unknown) ON (n.declared_at);

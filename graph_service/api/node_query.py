@@ -33,6 +33,7 @@ from graph_service.api.journal_types import JournalEntry
 from graph_service.api.knowledge_types import find_dispute, find_flag, find_item
 from graph_service.api.node import Node
 from graph_service.api.question_types import Question, Unknown
+from graph_service.api.read_pages import question_now, unknown_now
 from graph_service.api.statement_types import Observation, assertions_of, observation_props
 from graph_service.errors import NotFound
 from graph_service.service import Service
@@ -79,12 +80,12 @@ def _assertion(service: Service, node_id: str) -> Node | None:
 
 
 def _question(service: Service, node_id: str) -> Node | None:
-    record = service.state.questions.question(node_id)
+    record = question_now(service.graph, node_id)
     return None if record is None else Question.of(record)
 
 
 def _unknown(service: Service, node_id: str) -> Node | None:
-    record = service.state.questions.unknown(node_id)
+    record = unknown_now(service.graph, node_id)
     return None if record is None else Unknown.of(record)
 
 

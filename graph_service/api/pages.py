@@ -82,8 +82,3 @@ def page_of(kind: str, numbered: Sequence[tuple[int, T]], first: int | None, aft
     size, start = page_size(first), decode_cursor(kind, after)
     rest = [(position, node) for position, node in numbered if position > start]
     return Page(rows=rest[:size], more=len(rest) > size, earlier=len(rest) < len(numbered), total=len(numbered))
-
-
-def numbered(nodes: Sequence[T], keep: Callable[[T], bool]) -> list[tuple[int, T]]:
-    """The nodes `keep` keeps, each with its 1-based position in `nodes`."""
-    return [(position, node) for position, node in enumerate(nodes, 1) if keep(node)]

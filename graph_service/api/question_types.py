@@ -19,7 +19,7 @@ from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
 from graph_service.api.pages import Page
-from graph_service.api.read_pages import question_of, question_page, unknown_of, unknown_page
+from graph_service.api.read_pages import question_of, question_page_now, unknown_of, unknown_page_now
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
 from graph_service.history import check_position
@@ -189,14 +189,14 @@ QuestionsAsOf = Annotated[Long | None, strawberry.argument(
                 "declared and answered by then. Null: now.")]
 
 
-async def _page_of(service: Service, cut: Callable[..., Page[R]], job: str, record_of: Callable[[Any], R],
+async def _page_of(service: Service, now: Callable[..., Page[R]], job: str, record_of: Callable[[Any], R],
                    as_of: int | None, **asked: Any) -> Page[R]:
-    """The page of records `cut(questions, **asked)` gives of the question side of the store now; as of a
-    position, the page the apart `job` cuts (with `cut`) from the graph's history then, its records rebuilt
-    by `record_of`: every question's and unknown's history is read, in a process of its own
+    """The page of records `now(graph, **asked)` reads of the question side of the store as the graph holds
+    it now; as of a position, the page the apart `job` cuts from the graph's history then, its records
+    rebuilt by `record_of`: every question's and unknown's history is read, in a process of its own
     (graph_service.apart), off the event loop. The caller has caught up."""
     if as_of is None:
-        return cut(service.state.questions, **asked)
+        return now(service.graph, **asked)
     check_position(as_of, service.journal.seq)
     return Page.from_json(await off_the_loop(lambda: run_apart(service.graph, job, as_of=as_of, **asked), "past"),
                           record_of)
@@ -230,7 +230,7 @@ class QuestionQuery:
     @user_errors
     async def questions(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
                         after: After = None, as_of: QuestionsAsOf = None) -> Connection[Question]:
-        page = await _page_of(caught_up(info), question_page, "questions_as_of", question_of, as_of,
+        page = await _page_of(caught_up(info), question_page_now, "questions_as_of", question_of, as_of,
                               answered=answered, first=first, after=after)
         return connection_of("question", page.map(Question.of))
 
@@ -239,7 +239,7 @@ class QuestionQuery:
     @user_errors
     async def unknowns(self, info: strawberry.Info[Any, Any], answered: Answered = None, first: First = None,
                        after: After = None, as_of: QuestionsAsOf = None) -> Connection[Unknown]:
-        page = await _page_of(caught_up(info), unknown_page, "unknowns_as_of", unknown_of, as_of,
+        page = await _page_of(caught_up(info), unknown_page_now, "unknowns_as_of", unknown_of, as_of,
                               answered=answered, first=first, after=after)
         return connection_of("unknown", page.map(Unknown.of))
 

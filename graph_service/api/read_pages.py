@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from graph_service.api.pages import Page, decode_cursor, numbered, page_of, page_size
+from graph_service.api.pages import Page, decode_cursor, page_of, page_size
 from graph_service.knowledge.as_of import dispute_of_props, flag_of_props
 from graph_service.knowledge.items import scope_matches
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState
+from graph_service.questions.as_of import question_record, unknown_record
 from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
 from graph_service.storage.port import GraphPort
 
@@ -67,16 +68,54 @@ def flag_page_now(graph: GraphPort, pending: bool | None, first: int | None, aft
 
 def question_page(questions: QuestionState, answered: bool | None, first: int | None,
                   after: str | None) -> Page[QuestionRecord]:
-    """The page of questions in the order asked, only the (un)answered ones if asked."""
-    every = questions.questions()
-    return page_of("question", numbered(every, lambda q: answered is None or q.answered == answered), first, after)
+    """The page of questions in the order asked, only the (un)answered ones if asked; a question's place
+    is the position it was asked at (an entry asks one), as the graph's index keeps it."""
+    every = questions.questions(answered=answered)
+    return page_of("question", [(q.asked_at, q) for q in every], first, after)
 
 
 def unknown_page(questions: QuestionState, answered: bool | None, first: int | None,
                  after: str | None) -> Page[UnknownRecord]:
-    """The page of declared unknowns in the order declared, only the (un)answered ones if asked."""
-    every = questions.unknowns()
-    return page_of("unknown", numbered(every, lambda u: answered is None or u.answered == answered), first, after)
+    """The page of declared unknowns in the order declared, only the (un)answered ones if asked; an
+    unknown's place is the position it was declared at (an entry declares one)."""
+    every = questions.unknowns(answered=answered)
+    return page_of("unknown", [(u.declared_at, u) for u in every], first, after)
+
+
+def question_page_now(graph: GraphPort, answered: bool | None, first: int | None,
+                      after: str | None) -> Page[QuestionRecord]:
+    """`question_page` of the store as the graph holds it now, read from its Question nodes: the page by
+    the index on the position each was asked at, and the counts."""
+    size, start = page_size(first), decode_cursor("question", after)
+    rows = graph.run("questions_page", {"after": start, "answered": answered, "limit": size + 1})
+    found = [question_record(r["question"]["id"], r["question"]) for r in rows]
+    counts = graph.run("questions_count", {"after": start, "answered": answered})[0]
+    return Page(rows=[(q.asked_at, q) for q in found[:size]], more=len(found) > size,
+                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+
+
+def unknown_page_now(graph: GraphPort, answered: bool | None, first: int | None,
+                     after: str | None) -> Page[UnknownRecord]:
+    """`unknown_page` of the store as the graph holds it now, read from its Unknown nodes and their AFFECTS
+    edges: the page by the index on the position each was declared at, and the counts."""
+    size, start = page_size(first), decode_cursor("unknown", after)
+    rows = graph.run("unknowns_page", {"after": start, "answered": answered, "limit": size + 1})
+    found = [unknown_record(r["unknown"]["id"], r["unknown"], r["items"], r["decisions"]) for r in rows]
+    counts = graph.run("unknowns_count", {"after": start, "answered": answered})[0]
+    return Page(rows=[(u.declared_at, u) for u in found[:size]], more=len(found) > size,
+                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+
+
+def question_now(graph: GraphPort, question_id: str) -> QuestionRecord | None:
+    """The question with this id as the graph holds it now; None for one never asked."""
+    rows = graph.run("question_by_id", {"id": question_id})
+    return question_record(question_id, rows[0]["question"]) if rows else None
+
+
+def unknown_now(graph: GraphPort, unknown_id: str) -> UnknownRecord | None:
+    """The declared unknown with this id as the graph holds it now; None for one never declared."""
+    rows = graph.run("unknown_by_id", {"id": unknown_id})
+    return unknown_record(unknown_id, rows[0]["unknown"], rows[0]["items"], rows[0]["decisions"]) if rows else None
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,16 @@ from graph_service.api.read_pages import (
     flag_page_now,
     item_page,
     item_page_now,
+    question_now,
+    question_page,
+    question_page_now,
+    unknown_now,
+    unknown_page,
+    unknown_page_now,
 )
 from graph_service.knowledge.partial import NeedMore
 from graph_service.knowledge_region import KnowledgeRead
+from graph_service.questions import plans
 from graph_service.service import Service
 from tests.backends import Backend
 from tests.integration.knowledge_histories import write_knowledge_history
@@ -115,5 +122,31 @@ def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_s
             for first in (1, 7, 500):
                 assert _item_pages(lambda n, a, g=given: item_page_now(service.graph, read, g, n, a), first) == \
                     _item_pages(lambda n, a, g=given: item_page(whole, g, n, a), first), (given, first)
+        # (Last: these write.) The pages of questions and of unknowns, read by their indexes, and each one
+        # by its id: with unknowns declared (affecting items and a decision), asked about, one answered.
+        snapshots = sorted(whole.snapshots)
+        for n in range(4):
+            service.journal.write("ann", lambda n=n: plans.plan_declare(
+                service.state, "plant", f"is valve {n} open?", affects=ids[n:n + 2],
+                decisions=snapshots[:1] if n == 0 else ()))
+        unknown_ids = [u.id for u in service.state.questions.unknowns()]
+        for unknown_id in unknown_ids[:2]:
+            service.journal.write("ann", lambda u=unknown_id: plans.plan_next_question(service.state, u).draft)
+        asked = next(q for q in service.state.questions.questions(answered=False) if q.target in unknown_ids)
+        service.journal.write("bob", lambda: plans.plan_answer(service.state, asked.id, by="bob", value="yes"))
+        questions = service.state.questions
+        assert questions.unknowns(answered=True) and questions.unknowns(answered=False), "unknowns to compare"
+        for first in (1, 3, 50):
+            for answered in (None, True, False):
+                assert _pages("question", lambda n, a, w=answered: question_page_now(service.graph, w, n, a), first) \
+                    == _pages("question", lambda n, a, w=answered: question_page(questions, w, n, a), first)
+                assert _pages("unknown", lambda n, a, w=answered: unknown_page_now(service.graph, w, n, a), first) \
+                    == _pages("unknown", lambda n, a, w=answered: unknown_page(questions, w, n, a), first)
+        for question in questions.questions():
+            assert question_now(service.graph, question.id) == question
+        for unknown in questions.unknowns():
+            assert unknown_now(service.graph, unknown.id) == unknown
+        assert question_now(service.graph, "x#q1") is None and unknown_now(service.graph, "u-never") is None
+        assert questions.questions(answered=True) and questions.questions(answered=False), "questions to compare"
     finally:
         service.close()

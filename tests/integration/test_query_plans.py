@@ -24,6 +24,8 @@ WHOLE_LABEL_READS = {
     "belief_count": "totalCount of a beliefs filter: every belief it selects",
     "flags_count": "totalCount of flags(pending): every flag it selects",
     "items_count": "totalCount of an items filter: every item it selects",
+    "questions_count": "totalCount of questions(answered): every question it selects",
+    "unknowns_count": "totalCount of unknowns(answered): every unknown it selects",
     "open_disputes_count": "totalCount of disputes: every open dispute",
     "belief_fingerprint_rows": "verify's fingerprint of every belief",
     "item_fingerprint_rows": "verify's fingerprint of every item",
@@ -36,8 +38,6 @@ WHOLE_LABEL_READS = {
     "flag_covers_upto": "flags(asOf) and report(asOf): what every flag covered then",
     "disputes_history_upto": "disputes(asOf): every dispute, open or closed then",
     "snapshots_history_upto": "report(asOf): every decision snapshot taken by then",
-    "questions_history_upto": "questions(asOf) and unknowns(asOf): the whole lists, as at the head",
-    "unknown_affects_upto": "unknowns(asOf): the whole list's AFFECTS edges",
     "bench_raw_write": "the benchmarks' raw baseline, on a label of its own",
 }
 LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges"}
