@@ -10,7 +10,8 @@ after round, the sizes interleaved, each read below is timed in-process on the e
   of confidence read by the index on Belief.confidence), and the same statement over one window that
   holds every belief (what the service read before: it sorts every belief);
 - the totalCount beside it (belief_count), which reads every belief the filter selects;
-- items, the page (items_page, by the index on Item.id) and its count (items_count);
+- items, the page (items_page, by the index on Item.id) and its count (items_count), and the page as the
+  service cut it from its in-memory state before (read_pages.item_page);
 - the open disputes' and the flags' pages (open_disputes_page, flags_page);
 - a raw one-node read (head_read): the round trip every figure includes.
 
@@ -31,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.service_shape import LOADER, mix
-from graph_service.api.read_pages import belief_page_now
+from graph_service.api.read_pages import belief_page_now, item_page
 from graph_service.config import Settings
 from graph_service.service import Service
-from graph_service.storage.port import GraphPort
 
 GROWTH_BAR = 1.2
 EVERY_KEY = 10**18  # a window past both ends of the confidence keys: every belief in one statement
@@ -43,8 +43,10 @@ NO_ITEM_FILTER = {"ids": None, "key": None, "s": None, "r": None, "kinds": None,
                   "source": None, "by": None}
 
 
-def reads(graph: GraphPort, first: int) -> dict[str, Callable[[], Any]]:
-    """Each read the benchmark times, by name: the pages (gated) and the counts and the raw read."""
+def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
+    """Each read the benchmark times, by name: the pages (gated), the counts, the items page as the service
+    cut it from its in-memory state before (read_pages.item_page) and the raw read."""
+    graph = service.graph
     return {
         "beliefs page (windows)": lambda: belief_page_now(graph, NO_FILTER, descending=True, after_key=None,
                                                          after_id=None, limit=first + 1),
@@ -54,6 +56,7 @@ def reads(graph: GraphPort, first: int) -> dict[str, Callable[[], Any]]:
         "beliefs count": lambda: graph.run("belief_count", NO_FILTER),
         "items page": lambda: graph.run("items_page", {**NO_ITEM_FILTER, "after": "", "limit": first + 1}),
         "items count": lambda: graph.run("items_count", {**NO_ITEM_FILTER, "after": ""}),
+        "items page (in memory)": lambda: item_page(service.state.knowledge, {}, first, None),
         "disputes page": lambda: graph.run("open_disputes_page", {"after": 0, "limit": first + 1}),
         "flags page": lambda: graph.run("flags_page", {"after": 0, "pending": None, "limit": first + 1}),
         "raw read": lambda: graph.run("head_read"),
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(service.state.beliefs.beliefs):,} beliefs, {len(service.state.knowledge.items):,} items",
                   file=sys.stderr)
             services[size] = service
-        timed = {size: reads(service.graph, args.first) for size, service in services.items()}
+        timed = {size: reads(service, args.first) for size, service in services.items()}
         for size, named in timed.items():  # the two belief pages agree, so the figures compare like with like
             assert named["beliefs page (windows)"]() == named["beliefs page (every belief)"](), size
         for _ in range(args.rounds):
