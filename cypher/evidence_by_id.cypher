@@ -1,5 +1,5 @@
 // One evidence row by id, with its family, the nodes it is rooted in and the assertions that yielded
-// it, as belief_evidence gives each of a belief's rows; no row for an id never written.
+// it (its ROOTED_IN and YIELDED edges); no row for an id never written.
 MATCH (e:Evidence {id: $id})
 OPTIONAL MATCH (a:Assertion)-[:YIELDED]->(e)
 WITH e, collect(a.id) AS assertions
