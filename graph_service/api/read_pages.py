@@ -9,9 +9,9 @@ resolvers build their GraphQL types from the page's records on the loop. Nothing
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from graph_service.api.pages import Page, decode_cursor, page_of, page_size
 from graph_service.knowledge.as_of import dispute_of_props, flag_of_props
@@ -22,6 +22,8 @@ from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.as_of import question_record, unknown_record
 from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
 from graph_service.storage.port import GraphPort
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from graph_service.knowledge_region import KnowledgeRead
@@ -44,26 +46,30 @@ def flag_page(knowledge: KnowledgeState, pending: bool | None, first: int | None
     return page_of("flag", [(f.seq, f) for f in every if pending is None or f.pending == pending], first, after)
 
 
+def _indexed_page(graph: GraphPort, kind: str, query: str, params: dict[str, Any], first: int | None,
+                  after: str | None, records: Callable[[list[dict[str, Any]]], list[tuple[int, T]]]) -> Page[T]:
+    """The page after the cursor `after` that the named page query `query` reads by an index on each
+    row's place (size+1 rows, so `more` needs no other read), with the counts `query`'s _count partner
+    gives (`total`, and `before` the cursor); `records` makes the (place, record) rows of its rows."""
+    size, start = page_size(first), decode_cursor(kind, after)
+    found = records(graph.run(query, {**params, "after": start, "limit": size + 1}))
+    counts = graph.run(query.removesuffix("_page") + "_count", {**params, "after": start})[0]
+    return Page(rows=found[:size], more=len(found) > size, earlier=int(counts["before"] or 0) > 0,
+                total=int(counts["total"]))
+
+
 def dispute_page_now(graph: GraphPort, first: int | None, after: str | None) -> Page[DisputeEvent]:
     """`dispute_page` of the store as the graph holds it now, read from its Dispute nodes: the page by the
     index on the position each opened at, and the counts."""
-    size, start = page_size(first), decode_cursor("dispute", after)
-    rows = graph.run("open_disputes_page", {"after": start, "limit": size + 1})
-    events = [event for r in rows if (event := dispute_of_props(r["dispute"])) is not None]
-    counts = graph.run("open_disputes_count", {"after": start})[0]
-    return Page(rows=[(e.opened_at, e) for e in events[:size]], more=len(events) > size,
-                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+    return _indexed_page(graph, "dispute", "open_disputes_page", {}, first, after, lambda rows: [
+        (event.opened_at, event) for r in rows if (event := dispute_of_props(r["dispute"])) is not None])
 
 
 def flag_page_now(graph: GraphPort, pending: bool | None, first: int | None, after: str | None) -> Page[FlagRecord]:
     """`flag_page` of the store as the graph holds it now, read from its Flag nodes and their COVERS edges:
     the page by the index on the position each was raised at, and the counts."""
-    size, start = page_size(first), decode_cursor("flag", after)
-    rows = graph.run("flags_page", {"after": start, "pending": pending, "limit": size + 1})
-    flags = [flag_of_props(r["flag"], set(r["covers"])) for r in rows]
-    counts = graph.run("flags_count", {"after": start, "pending": pending})[0]
-    return Page(rows=[(f.seq, f) for f in flags[:size]], more=len(flags) > size,
-                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+    return _indexed_page(graph, "flag", "flags_page", {"pending": pending}, first, after, lambda rows: [
+        (flag.seq, flag) for flag in (flag_of_props(r["flag"], set(r["covers"])) for r in rows)])
 
 
 def question_page(questions: QuestionState, answered: bool | None, first: int | None,
@@ -86,24 +92,17 @@ def question_page_now(graph: GraphPort, answered: bool | None, first: int | None
                       after: str | None) -> Page[QuestionRecord]:
     """`question_page` of the store as the graph holds it now, read from its Question nodes: the page by
     the index on the position each was asked at, and the counts."""
-    size, start = page_size(first), decode_cursor("question", after)
-    rows = graph.run("questions_page", {"after": start, "answered": answered, "limit": size + 1})
-    found = [question_record(r["question"]["id"], r["question"]) for r in rows]
-    counts = graph.run("questions_count", {"after": start, "answered": answered})[0]
-    return Page(rows=[(q.asked_at, q) for q in found[:size]], more=len(found) > size,
-                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+    return _indexed_page(graph, "question", "questions_page", {"answered": answered}, first, after, lambda rows: [
+        (q.asked_at, q) for q in (question_record(r["question"]["id"], r["question"]) for r in rows)])
 
 
 def unknown_page_now(graph: GraphPort, answered: bool | None, first: int | None,
                      after: str | None) -> Page[UnknownRecord]:
     """`unknown_page` of the store as the graph holds it now, read from its Unknown nodes and their AFFECTS
     edges: the page by the index on the position each was declared at, and the counts."""
-    size, start = page_size(first), decode_cursor("unknown", after)
-    rows = graph.run("unknowns_page", {"after": start, "answered": answered, "limit": size + 1})
-    found = [unknown_record(r["unknown"]["id"], r["unknown"], r["items"], r["decisions"]) for r in rows]
-    counts = graph.run("unknowns_count", {"after": start, "answered": answered})[0]
-    return Page(rows=[(u.declared_at, u) for u in found[:size]], more=len(found) > size,
-                earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+    return _indexed_page(graph, "unknown", "unknowns_page", {"answered": answered}, first, after, lambda rows: [
+        (u.declared_at, u) for u in (unknown_record(r["unknown"]["id"], r["unknown"], r["items"], r["decisions"])
+                                     for r in rows)])
 
 
 def question_now(graph: GraphPort, question_id: str) -> QuestionRecord | None:
