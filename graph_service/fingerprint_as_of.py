@@ -4,19 +4,25 @@ every Item's and Belief's properties as their histories say they were then.
 
 Whole-store by nature, like verify: it reads every Item and Belief node and their writes up to the
 position, O(items + beliefs + their writes by then). Each node comes as one row holding its own history,
-folded on its own (the knowledge fingerprint is a sum in any order; the belief one sorts (id, status,
-confidence) triples), so nothing needs more than one node's history at a time beside those triples.
+folded on its own (both fingerprints are sums in any order: graph_service.digest_sum), so nothing needs
+more than one node's history at a time.
+
+The fingerprints now are not whole-store: the running sums are kept on the two Fingerprint nodes
+(graph_service.state.StoreState), so `fingerprints_kept` reads two nodes.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from graph_service.beliefs.as_of import props_then
 from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerprint_of
+from graph_service.digest_sum import combine
+from graph_service.history import HistoryMissing
 from graph_service.knowledge.fingerprint import fingerprint_of as items_fingerprint_of
-from graph_service.state import combined_fingerprint
+from graph_service.state import BELIEFS_FINGERPRINT, KNOWLEDGE_FINGERPRINT, combined_fingerprint
 from graph_service.storage.port import GraphPort
 from graph_service.types import Row
 
@@ -37,5 +43,33 @@ def fingerprints_as_of(graph: GraphPort, position: int) -> dict[str, Any]:
                                                  position))
     beliefs = beliefs_fingerprint_of(states_then(graph.run("every_belief_history_upto", {"upto": position}),
                                                  position))
+    return {"store": combined_fingerprint(knowledge, beliefs), "knowledge": knowledge, "beliefs": beliefs,
+            "position": position}
+
+
+def kept_sum_upto(graph: GraphPort, fingerprint_id: str, upto: int) -> tuple[int, int]:
+    """The running (digest sum, count) the Fingerprint node `fingerprint_id` held as of position `upto`: the
+    node's own, when no entry after `upto` changed it (one indexed lookup), else folded from its history.
+    (0, 0) when nothing had changed it: the fingerprint of nothing."""
+    rows = graph.run("fingerprint_upto", {"id": fingerprint_id, "upto": upto})
+    if not rows:
+        return 0, 0
+    row = rows[0]
+    if row["seq"] <= upto:
+        return int(row["total"], 16), int(row["count"])
+    held: dict[str, Any] = {}
+    for write in sorted(row["writes"], key=lambda w: w["seq"]):
+        if write["changes"] is None:
+            raise HistoryMissing(upto)
+        held.update(json.loads(write["changes"]))
+    return (int(held["total"], 16), int(held["count"])) if held else (0, 0)
+
+
+def fingerprints_kept(graph: GraphPort, position: int) -> dict[str, Any]:
+    """`fingerprints_as_of` at a position the graph holds, read from the two running sums the graph keeps
+    (a store that keeps the beliefs' one: graph_service.projection.KEEPS_BELIEFS_FINGERPRINT): two lookups,
+    whatever the store holds."""
+    knowledge = combine(*kept_sum_upto(graph, KNOWLEDGE_FINGERPRINT, position))
+    beliefs = combine(*kept_sum_upto(graph, BELIEFS_FINGERPRINT, position))
     return {"store": combined_fingerprint(knowledge, beliefs), "knowledge": knowledge, "beliefs": beliefs,
             "position": position}

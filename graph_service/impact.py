@@ -72,6 +72,7 @@ def _sandbox(beliefs: BeliefState) -> BeliefState:
     for name in _OVERLAID:
         setattr(sandbox, name, CopyOnRead(getattr(beliefs, name)))
     sandbox.refusals = []  # appended to only; the sandbox's own are never read
+    sandbox.running_fingerprint = copy.copy(beliefs.running_fingerprint)  # changed in place by a cascade
     return sandbox
 
 

@@ -21,6 +21,7 @@ from graph_service.api import knowledge_as_of as parts
 from graph_service.api.knowledge_as_of import knowledge_from_history, knowledge_position
 from graph_service.domain import Draft
 from graph_service.errors import UserError
+from graph_service.fingerprint_as_of import kept_sum_upto
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import (
@@ -58,7 +59,7 @@ from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState, scope_id
-from graph_service.projection import KEPT_FOR_WRITES
+from graph_service.projection import KEEPS_KNOWLEDGE
 from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort
 from graph_service.storage.walks import walk
@@ -121,7 +122,7 @@ class PartsFromGraph:
         self.graph, self.upto = graph, upto
         self._read: dict[tuple[str, Any], Any] = {}
         rows = graph.run("write_reads_start", {"seq": upto})
-        if not rows or rows[0]["keeps"] != KEPT_FOR_WRITES:
+        if not rows or not isinstance(rows[0]["keeps"], int) or rows[0]["keeps"] < KEEPS_KNOWLEDGE:
             raise BookkeepingMissing()
         self.clock = 0 if upto == 0 else self._kept(rows[0]["clock"])
 
@@ -228,20 +229,8 @@ class PartsFromGraph:
         return rec
 
     def _fingerprint_sum(self) -> tuple[int, int]:
-        """The knowledge store's running fingerprint (digest sum, count) as of `upto`: the Fingerprint node's,
-        when no entry after `upto` changed it (one indexed lookup), else folded from its history."""
-        rows = self.graph.run("fingerprint_upto", {"id": KNOWLEDGE_FINGERPRINT, "upto": self.upto})
-        if not rows:
-            return 0, 0
-        row = rows[0]
-        if row["seq"] <= self.upto:
-            return int(row["total"], 16), int(row["count"])
-        held: dict[str, Any] = {}
-        for write in sorted(row["writes"], key=lambda w: w["seq"]):
-            if write["changes"] is None:
-                raise HistoryMissing(self.upto)
-            held.update(json.loads(write["changes"]))
-        return (int(held["total"], 16), int(held["count"])) if held else (0, 0)
+        """The knowledge store's running fingerprint (digest sum, count) as of `upto`."""
+        return kept_sum_upto(self.graph, KNOWLEDGE_FINGERPRINT, self.upto)
 
     def _linked(self, edges: Iterable[Mapping[str, Any]]) -> set[str]:
         # The items at the other end of edges written by `upto` (as `walk` keeps them).

@@ -17,8 +17,11 @@ from graph_service.journal.chain import canonical_json
 
 # The version of what the graph keeps for writes beside what the store knows: the Unit, Due, Fingerprint and
 # Scope nodes and each entry's clock (graph_service.state.StoreState._kept_for_writes, journal/clock.py). A
-# store's head records the version it has kept since its first entry; a reader of those refuses any other.
-KEPT_FOR_WRITES = 1
+# store's head records the version it has kept since its first entry; a reader refuses a store older than
+# what it reads: the knowledge store's reads need version 1; version 2 adds the `beliefs` Fingerprint node.
+KEPT_FOR_WRITES = 2
+KEEPS_KNOWLEDGE = 1
+KEEPS_BELIEFS_FINGERPRINT = 2
 
 NODE_LABELS: tuple[str, ...] = (
     "Item",
@@ -87,7 +90,7 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
          ("COVERS", "Flag", "Item"), ("READ", "Snapshot", "Item"), ("IN_SCOPE", "Item", "Scope")),
     ),
     "project_statements": (
-        ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family"),
+        ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family", "Fingerprint"),
         (("INTERPRETS", "Assertion", "Observation"), ("ATTRIBUTED_TO", "Assertion", "Actor"),
          ("YIELDED", "Assertion", "Evidence"), ("OBSERVED_BY", "Observation", "Actor"),
          ("BEARS_ON", "Evidence", "Belief"), ("FROM", "Evidence", "Family"),

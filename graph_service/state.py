@@ -24,7 +24,8 @@ from graph_service.statements import OP_SAY, StatementState, message_observation
 from graph_service.stream.state import StreamState
 
 RETRACTED = "retracted"
-KNOWLEDGE_FINGERPRINT = "knowledge"  # the id of the Fingerprint node (see StoreState._kept_for_writes)
+KNOWLEDGE_FINGERPRINT = "knowledge"  # the ids of the Fingerprint nodes (see StoreState._kept_for_writes)
+BELIEFS_FINGERPRINT = "beliefs"
 
 
 class StoreState:
@@ -53,6 +54,7 @@ class StoreState:
         """Apply one entry with its cross-domain effects; deterministic in the journal prefix."""
         self.position = entry.seq
         summed = self.knowledge.fingerprint_sum()
+        believed = self.beliefs.running_fingerprint.sum()
         for domain in self._domains:
             if domain.handles(entry.op):
                 applied = domain.apply(entry)
@@ -72,6 +74,11 @@ class StoreState:
             self._late_rows(entry, applied)
         elif domain is self.questions and entry.op == ANSWER_QUESTION:
             self._answered(entry, applied)
+        if self.beliefs.running_fingerprint.sum() != believed:
+            # What a read of the fingerprint now reads, in one lookup (every domain's entries move beliefs).
+            total, count = self.beliefs.running_fingerprint.sum()
+            applied.projection.node("Fingerprint", BELIEFS_FINGERPRINT, total=format(total, "064x"), count=count,
+                                    seq=entry.seq)
         return applied
 
     def has_observation(self, observation_id: str) -> bool:
@@ -200,9 +207,7 @@ class StoreState:
                 "beliefs": self.beliefs_fingerprint(), "position": self.position}
 
     def beliefs_fingerprint(self) -> str:
-        from graph_service.beliefs.fingerprint import fingerprint_of
-
-        return fingerprint_of(self.beliefs.fingerprint_rows())
+        return self.beliefs.running_fingerprint.value()
 
 
 def due_id(item_id: str, expires: int) -> str:

@@ -38,6 +38,7 @@ from graph_service.api.read_pages import (
 from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
+from graph_service.fingerprint_as_of import fingerprints_kept
 from graph_service.history import check_position, node_as_of
 from graph_service.knowledge import planning
 from graph_service.knowledge.as_of import dispute_of_props
@@ -46,6 +47,7 @@ from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id, question_text
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge_region import KnowledgeRead
+from graph_service.projection import KEEPS_BELIEFS_FINGERPRINT
 from graph_service.service import Service
 from graph_service.state import StoreState, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, as_of_steps, walk
@@ -637,7 +639,12 @@ class KnowledgeQuery:
                                           "and their writes up to then, as verify does. Null: now.")] = None,
                           ) -> Fingerprints:
         if as_of is None:
-            return Fingerprints.of(caught_up(info).state)
+            service = caught_up(info)
+            keeps = service.journal.keeps
+            if isinstance(keeps, int) and keeps >= KEEPS_BELIEFS_FINGERPRINT:
+                # The two running sums on the Fingerprint nodes, at the position the graph holds.
+                return Fingerprints(**fingerprints_kept(service.graph, knowledge_read(service).upto))
+            return Fingerprints.of(service.state)  # a store written before the graph kept the beliefs' sum
 
         def work() -> Fingerprints:
             # Whole-store (every Item and Belief and their writes by then): in a process of its own, as verify is.

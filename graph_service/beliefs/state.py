@@ -23,7 +23,7 @@ from graph_service.beliefs.contradiction import (
     counter_family,
 )
 from graph_service.beliefs.entities import EntityRegistry
-from graph_service.beliefs.fingerprint import fingerprint_row
+from graph_service.beliefs.fingerprint import RunningBeliefFingerprint, fingerprint_row
 from graph_service.beliefs.planning import duplicate_key, plan
 from graph_service.beliefs.projecting import project
 from graph_service.beliefs.records import Belief, ContradictionLink, EvidenceRow, Pattern
@@ -78,6 +78,8 @@ class BeliefState:
         self._text_index = TokenIndex()
         self._pattern_index = TokenIndex()
         self._ids: tuple[int, dict[str, int]] = (0, {})
+        # fingerprint_of every belief, kept as each entry changes them (what the graph's Fingerprint node holds)
+        self.running_fingerprint = RunningBeliefFingerprint()
 
     # ---- the Domain contract -------------------------------------------------------------
 
@@ -432,6 +434,7 @@ class BeliefState:
             belief.updated_seq = change.seq
             if belief_id not in change.created:
                 change.event("belief_updated", belief=belief_id)
+            self.running_fingerprint.replace(belief_id, change.before[belief_id], self.snapshot(belief))
         result = {
             "op": change.entry.op,
             "seq": change.seq,

@@ -207,6 +207,7 @@ class Journal:
         self.frontier = Frontier()
         self.broken: Finding | None = None
         self.legacy = False
+        self.keeps: int | None = None  # what the graph keeps for writes (projection.KEPT_FOR_WRITES), from the head
 
     # --- start-up -------------------------------------------------------------------------
 
@@ -233,6 +234,7 @@ class Journal:
         self.graph.setup_schema()
         head = self.graph.run("head_init", {"genesis": GENESIS, "format": FORMAT, "log_id": secrets.token_hex(8),
                                             "keeps": KEPT_FOR_WRITES})[0]
+        self.keeps = head.get("keeps")
         if head.get("format") == FORMAT:
             return True
         if not allow_legacy:

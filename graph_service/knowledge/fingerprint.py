@@ -7,14 +7,13 @@ change) and the graph adapter can compute the same value from rows it reads back
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from graph_service.journal.chain import canonical_json
+from graph_service import digest_sum
+from graph_service.digest_sum import DigestSum
 
 ITEM_FINGERPRINT_FIELDS: tuple[str, ...] = ("id", "status", "rank", "support", "valid_since", "valid_until")
-_MODULUS = 1 << 256
 
 
 def counts_in_fingerprint(row: Mapping[str, Any]) -> bool:
@@ -26,41 +25,24 @@ def counts_in_fingerprint(row: Mapping[str, Any]) -> bool:
 def row_digest(row: Mapping[str, Any]) -> int:
     """The digest of one Item row's fingerprint fields, as an integer."""
     values = [list(v) if isinstance(v, tuple) else v for v in (row.get(f) for f in ITEM_FINGERPRINT_FIELDS)]
-    return int(hashlib.sha256(canonical_json(values).encode("utf-8")).hexdigest(), 16)
-
-
-def combine(total: int, count: int) -> str:
-    """The fingerprint string of a running (digest sum, row count)."""
-    return hashlib.sha256(
-        canonical_json([count, format(total % _MODULUS, "064x")]).encode("ascii")
-    ).hexdigest()
+    return digest_sum.row_digest(values)
 
 
 def fingerprint_of(rows: Iterable[Mapping[str, Any]]) -> str:
     """The fingerprint of a set of Item rows (dicts holding at least ITEM_FINGERPRINT_FIELDS)."""
-    total, count = 0, 0
+    running = DigestSum()
     for row in rows:
         if counts_in_fingerprint(row):
-            total = (total + row_digest(row)) % _MODULUS
-            count += 1
-    return combine(total, count)
+            running.add(row_digest(row))
+    return running.value()
 
 
-class RunningFingerprint:
+class RunningFingerprint(DigestSum):
     """The fingerprint kept up to date as rows are replaced, equal to `fingerprint_of` the current rows."""
-
-    def __init__(self) -> None:
-        self.total = 0
-        self.count = 0
 
     def replace(self, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
         """Account for one row changing from `old` to `new` (None: absent)."""
         if old is not None and counts_in_fingerprint(old):
-            self.total = (self.total - row_digest(old)) % _MODULUS
-            self.count -= 1
+            self.remove(row_digest(old))
         if new is not None and counts_in_fingerprint(new):
-            self.total = (self.total + row_digest(new)) % _MODULUS
-            self.count += 1
-
-    def value(self) -> str:
-        return combine(self.total, self.count)
+            self.add(row_digest(new))

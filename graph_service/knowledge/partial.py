@@ -29,11 +29,12 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_service.digest_sum import combine
 from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import knowledge_ops as carried_ops
 from graph_service.knowledge.expiry import ExpiryQueue
-from graph_service.knowledge.fingerprint import RunningFingerprint, combine
+from graph_service.knowledge.fingerprint import RunningFingerprint
 from graph_service.knowledge.incremental import Order, first_learned, predecessors, unit_of
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent

@@ -14,10 +14,12 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
+from graph_service.beliefs.fingerprint import fingerprint_of
 from graph_service.beliefs.state import BeliefState
 from graph_service.beliefs.vocabulary import ROOT_LABELS
 from graph_service.domain import Draft
 from graph_service.errors import UserError
+from graph_service.fingerprint_as_of import fingerprints_kept
 from graph_service.journal.notes import plan_note
 from graph_service.service import Service
 from graph_service.state import StoreState, replay
@@ -240,6 +242,9 @@ def test_beliefs_walks_and_fingerprint_as_of_any_position_are_the_replay_s(backe
             got = gql(client, FINGERPRINT, {"n": position})
             assert "errors" not in got, got
             assert got["data"]["fingerprint"] == then.fingerprints(), position
+            # The running sums the graph keeps give it too, and the beliefs' sum is every belief's rows.
+            assert fingerprints_kept(service.graph, position) == then.fingerprints(), position
+            assert then.beliefs_fingerprint() == fingerprint_of(then.beliefs.fingerprint_rows()), position
 
             # Pages by confidence, either way, with and without filters, following the cursors.
             props = [b.node_props() for b in then.beliefs.beliefs.values()]

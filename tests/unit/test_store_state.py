@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graph_service.beliefs.fingerprint import fingerprint_of
 from graph_service.domain import Draft
 from graph_service.journal.chain import GENESIS, Entry, seal
 from graph_service.knowledge import planning
@@ -142,4 +143,6 @@ def test_after_every_retraction_the_store_equals_its_rebuild_without_the_item(st
                 assert replay(log.entries, skip=[target]).fingerprint() == log.state.fingerprint(), target
         except UserError:
             continue
+        # The beliefs' running fingerprint, kept as each entry moves them, is every belief's rows hashed.
+        assert log.state.beliefs_fingerprint() == fingerprint_of(log.state.beliefs.fingerprint_rows())
     assert replay(log.entries).fingerprint() == log.state.fingerprint()

@@ -1,0 +1,75 @@
+"""`fingerprint` now is read from the two running sums the graph keeps on its Fingerprint nodes (two lookups,
+whatever the store holds), equal to a replay's; a store written before the graph kept the beliefs' sum is
+answered from the state, as before."""
+
+from __future__ import annotations
+
+from starlette.testclient import TestClient
+
+from graph_service.api.app import create_app
+from graph_service.knowledge import planning
+from graph_service.service import Service
+from graph_service.state import BELIEFS_FINGERPRINT, replay
+from tests.backends import Backend
+from tests.integration.graphql_client import gql
+from tests.integration.test_beliefs_as_of import written_history
+
+NOW = "{ fingerprint { store knowledge beliefs position } }"
+
+
+def fingerprint_now(client: TestClient) -> dict[str, object]:
+    got = gql(client, NOW)
+    assert "errors" not in got, got
+    return got["data"]["fingerprint"]
+
+
+def test_the_fingerprint_now_is_what_the_graph_keeps_and_a_replay_gives(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        written_history(service, 80, 5)
+        client = TestClient(create_app(service.settings, service=service))
+        expected = replay(service.journal.entries_after(0)).fingerprints()
+        assert fingerprint_now(client) == expected == service.state.fingerprints()
+        assert expected["position"] == service.journal.seq
+
+        # Single writes that move beliefs from every side: a retraction takes the evidence resting on an item.
+        rooted = sorted({r for row in service.state.beliefs.rows.values() if row.root_kind == "item"
+                         and not row.retracted for r in row.root_ids})
+        assert rooted, "the history rests evidence on items"
+        moved = 0
+        for item in rooted[:4]:
+            before = fingerprint_now(client)
+            if service.state.knowledge.status(item) == "retracted":
+                continue
+            service.journal.write("ann", lambda item=item: planning.plan_retract(service.state.knowledge, item,
+                                                                                 "checked"))
+            after = fingerprint_now(client)
+            assert after == replay(service.journal.entries_after(0)).fingerprints()
+            moved += after["beliefs"] != before["beliefs"]
+        assert moved > 0, "a retraction moved some belief"
+
+        # What it reads is the graph's: a tampered sum shows (verify would name it), the state's does not.
+        backend.raw(service.graph, "MATCH (f:Fingerprint {id: $id}) SET f.total = $t",
+                    {"id": BELIEFS_FINGERPRINT, "t": format(1, "064x")})
+        tampered = fingerprint_now(client)
+        assert tampered["beliefs"] != service.state.fingerprints()["beliefs"]
+        assert tampered["knowledge"] == service.state.fingerprints()["knowledge"]
+    finally:
+        service.close()
+
+
+def test_a_store_that_does_not_keep_the_beliefs_sum_is_answered_from_its_state(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        written_history(service, 40, 6)
+        backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = 1")  # as a store written before the sum was kept
+        backend.raw(service.graph, "MATCH (f:Fingerprint {id: $id}) DETACH DELETE f", {"id": BELIEFS_FINGERPRINT})
+    finally:
+        service.close()
+    service = Service.open(backend.settings())
+    try:
+        client = TestClient(create_app(service.settings, service=service))
+        assert service.journal.keeps == 1
+        assert fingerprint_now(client) == replay(service.journal.entries_after(0)).fingerprints()
+    finally:
+        service.close()
