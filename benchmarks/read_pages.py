@@ -13,6 +13,9 @@ after round, the sizes interleaved, each read below is timed in-process on the e
 - items, the page (items_page, by the index on Item.id) and its count (items_count), and the page as the
   service cut it from its in-memory state before (read_pages.item_page);
 - the open disputes' and the flags' pages (open_disputes_page, flags_page);
+- the fingerprint now as the service reads it (fingerprint_as_of.fingerprints_kept: the two running sums on
+  the Fingerprint nodes), and the beliefs' part as it was computed before (every belief's row, sorted and
+  hashed in memory);
 - a raw one-node read (head_read): the round trip every figure includes.
 
 It prints each figure's median per size and its growth from the smallest size to the largest; the bar
@@ -22,6 +25,7 @@ for a page is growth <= 1.2x (a count reads what it counts, and is reported, not
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import sys
 import tempfile
@@ -33,7 +37,10 @@ from typing import Any
 
 from benchmarks.service_shape import LOADER, mix
 from graph_service.api.read_pages import belief_page_now, item_page
+from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
+from graph_service.fingerprint_as_of import fingerprints_kept
+from graph_service.journal.chain import canonical_json
 from graph_service.service import Service
 
 GROWTH_BAR = 1.2
@@ -59,11 +66,20 @@ def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
         "items page (in memory)": lambda: item_page(service.state.knowledge, {}, first, None),
         "disputes page": lambda: graph.run("open_disputes_page", {"after": 0, "limit": first + 1}),
         "flags page": lambda: graph.run("flags_page", {"after": 0, "pending": None, "limit": first + 1}),
+        "fingerprint now": lambda: fingerprints_kept(graph, service.journal.seq),
+        "fingerprint (every belief)": lambda: every_belief_hashed(service),
         "raw read": lambda: graph.run("head_read"),
     }
 
 
-GATED = ("beliefs page (windows)", "items page", "disputes page", "flags page")
+def every_belief_hashed(service: Service) -> str:
+    """The beliefs' fingerprint as the service computed it before it kept a running sum: every belief's
+    (id, status, confidence) sorted and hashed."""
+    rows = sorted(fingerprint_row(b.node_props()) for b in service.state.beliefs.beliefs.values())
+    return hashlib.sha256(canonical_json([list(r) for r in rows]).encode("utf-8")).hexdigest()
+
+
+GATED = ("beliefs page (windows)", "items page", "disputes page", "flags page", "fingerprint now")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         timed = {size: reads(service, args.first) for size, service in services.items()}
         for size, named in timed.items():  # the two belief pages agree, so the figures compare like with like
             assert named["beliefs page (windows)"]() == named["beliefs page (every belief)"](), size
+            assert named["fingerprint now"]() == services[size].state.fingerprints(), size
         for _ in range(args.rounds):
             for size, named in timed.items():
                 for name, read in named.items():
