@@ -13,6 +13,9 @@ after round, the sizes interleaved, each read below is timed in-process on the e
 - items, the page (items_page, by the index on Item.id) and its count (items_count), and the page as the
   service cut it from its in-memory state before (read_pages.item_page);
 - the open disputes' and the flags' pages (open_disputes_page, flags_page);
+- the open questions ranked (questions.ranking.open_question_rows) with the knowledge read from the graph
+  (targets_from_graph.GraphTargets: what is open and what it stands on) and from the whole in-memory state
+  (StateTargets: every item looked at), the questions from the state in both;
 - the fingerprint now as the service reads it (fingerprint_as_of.fingerprints_kept: the two running sums on
   the Fingerprint nodes), and the beliefs' part as it was computed before (every belief's row, sorted and
   hashed in memory);
@@ -41,7 +44,11 @@ from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
 from graph_service.journal.chain import canonical_json
+from graph_service.knowledge_region import KnowledgeRead
+from graph_service.questions.ranking import open_question_rows
+from graph_service.questions.targets import StateTargets
 from graph_service.service import Service
+from graph_service.targets_from_graph import GraphTargets
 
 GROWTH_BAR = 1.2
 EVERY_KEY = 10**18  # a window past both ends of the confidence keys: every belief in one statement
@@ -66,6 +73,10 @@ def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
         "items page (in memory)": lambda: item_page(service.state.knowledge, {}, first, None),
         "disputes page": lambda: graph.run("open_disputes_page", {"after": 0, "limit": first + 1}),
         "flags page": lambda: graph.run("flags_page", {"after": 0, "pending": None, "limit": first + 1}),
+        "open questions (graph)": lambda: open_question_rows(
+            GraphTargets(graph, KnowledgeRead(graph, service.journal.seq)), service.state.questions),
+        "open questions (in memory)": lambda: open_question_rows(StateTargets(service.state.knowledge),
+                                                                 service.state.questions),
         "fingerprint now": lambda: fingerprints_kept(graph, service.journal.seq),
         "fingerprint (every belief)": lambda: every_belief_hashed(service),
         "raw read": lambda: graph.run("head_read"),
@@ -80,6 +91,7 @@ def every_belief_hashed(service: Service) -> str:
 
 
 GATED = ("beliefs page (windows)", "items page", "disputes page", "flags page", "fingerprint now")
+# Open questions are not gated: they rank every open target, and the mix's open targets grow with the store.
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         for size, named in timed.items():  # the two belief pages agree, so the figures compare like with like
             assert named["beliefs page (windows)"]() == named["beliefs page (every belief)"](), size
             assert named["fingerprint now"]() == services[size].state.fingerprints(), size
+            assert named["open questions (graph)"]() == named["open questions (in memory)"](), size
         for _ in range(args.rounds):
             for size, named in timed.items():
                 for name, read in named.items():

@@ -29,3 +29,6 @@ CREATE INDEX FOR (n:Flag) ON (n.raised_at);
 CREATE INDEX FOR (n:Belief) ON (n.confidence);
 CREATE INDEX FOR (n:Question) ON (n.asked_at);
 CREATE INDEX FOR (n:Unknown) ON (n.declared_at);
+CREATE INDEX FOR (n:Dispute) ON (n.open);
+CREATE INDEX FOR (n:Flag) ON (n.pending);
+CREATE INDEX FOR (n:Item) ON (n.reconfirm_due);

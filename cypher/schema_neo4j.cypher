@@ -29,3 +29,6 @@ CREATE INDEX flag_raised_at IF NOT EXISTS FOR (n:Flag) ON (n.raised_at);
 CREATE INDEX belief_confidence IF NOT EXISTS FOR (n:Belief) ON (n.confidence);
 CREATE INDEX question_asked_at IF NOT EXISTS FOR (n:Question) ON (n.asked_at);
 CREATE INDEX unknown_declared_at IF NOT EXISTS FOR (n:Unknown) ON (n.declared_at);
+CREATE INDEX dispute_open IF NOT EXISTS FOR (n:Dispute) ON (n.open);
+CREATE INDEX flag_pending IF NOT EXISTS FOR (n:Flag) ON (n.pending);
+CREATE INDEX item_reconfirm_due IF NOT EXISTS FOR (n:Item) ON (n.reconfirm_due);

@@ -100,11 +100,12 @@ def open_questions_as_of_job(graph: GraphPort, as_of: int) -> list[dict[str, Any
         questions_from_history,
     )
     from graph_service.questions.ranking import open_question_rows
+    from graph_service.questions.targets import StateTargets
 
     # The targets read items, flags, disputes, snapshots and the clock; not the knowledge position (a look
     # back over the entries) nor the refusals.
     knowledge = knowledge_from_history(graph, as_of, EVERY_PART - {POSITION, REFUSALS})
-    return open_question_rows(knowledge, questions_from_history(graph, as_of))
+    return open_question_rows(StateTargets(knowledge), questions_from_history(graph, as_of))
 
 
 def disputes_as_of_job(graph: GraphPort, as_of: int, first: int | None, after: str | None) -> dict[str, Any]:

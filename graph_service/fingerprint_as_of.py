@@ -67,7 +67,7 @@ def kept_sum_upto(graph: GraphPort, fingerprint_id: str, upto: int) -> tuple[int
 
 def fingerprints_kept(graph: GraphPort, position: int) -> dict[str, Any]:
     """`fingerprints_as_of` at a position the graph holds, read from the two running sums the graph keeps
-    (a store that keeps the beliefs' one: graph_service.projection.KEEPS_BELIEFS_FINGERPRINT): two lookups,
+    (a store that keeps the beliefs' one: graph_service.projection.KEEPS_NOW_READS): two lookups,
     whatever the store holds."""
     knowledge = combine(*kept_sum_upto(graph, KNOWLEDGE_FINGERPRINT, position))
     beliefs = combine(*kept_sum_upto(graph, BELIEFS_FINGERPRINT, position))

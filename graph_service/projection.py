@@ -18,10 +18,11 @@ from graph_service.journal.chain import canonical_json
 # The version of what the graph keeps for writes beside what the store knows: the Unit, Due, Fingerprint and
 # Scope nodes and each entry's clock (graph_service.state.StoreState._kept_for_writes, journal/clock.py). A
 # store's head records the version it has kept since its first entry; a reader refuses a store older than
-# what it reads: the knowledge store's reads need version 1; version 2 adds the `beliefs` Fingerprint node.
+# what it reads: the knowledge store's reads need version 1; version 2 adds what reads now read in place of
+# the in-memory state: the `beliefs` Fingerprint node (fingerprint) and Item.reconfirm_due (open questions).
 KEPT_FOR_WRITES = 2
 KEEPS_KNOWLEDGE = 1
-KEEPS_BELIEFS_FINGERPRINT = 2
+KEEPS_NOW_READS = 2
 
 NODE_LABELS: tuple[str, ...] = (
     "Item",

@@ -47,7 +47,7 @@ from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id, question_text
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge_region import KnowledgeRead
-from graph_service.projection import KEEPS_BELIEFS_FINGERPRINT
+from graph_service.projection import KEEPS_NOW_READS
 from graph_service.service import Service
 from graph_service.state import StoreState, status_changes
 from graph_service.storage.walks import ITEM_COMPONENT, ITEM_DEPENDENTS, ITEM_UPSTREAM, as_of_steps, walk
@@ -640,8 +640,7 @@ class KnowledgeQuery:
                           ) -> Fingerprints:
         if as_of is None:
             service = caught_up(info)
-            keeps = service.journal.keeps
-            if isinstance(keeps, int) and keeps >= KEEPS_BELIEFS_FINGERPRINT:
+            if service.journal.keeps_at_least(KEEPS_NOW_READS):
                 # The two running sums on the Fingerprint nodes, at the position the graph holds.
                 return Fingerprints(**fingerprints_kept(service.graph, knowledge_read(service).upto))
             return Fingerprints.of(service.state)  # a store written before the graph kept the beliefs' sum

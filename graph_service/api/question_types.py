@@ -13,7 +13,7 @@ from strawberry.scalars import JSON
 from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, connection_of, paged
-from graph_service.api.context import author_of, caught_up, journal_write, service_of
+from graph_service.api.context import author_of, caught_up, journal_write, knowledge_now, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.api.long_work import off_the_loop
@@ -23,12 +23,15 @@ from graph_service.api.read_pages import question_of, question_page_now, unknown
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
 from graph_service.history import check_position
+from graph_service.projection import KEEPS_NOW_READS
 from graph_service.questions import plans
 from graph_service.questions.candidates import Score
 from graph_service.questions.ranking import open_question_rows
 from graph_service.questions.select import Selection
 from graph_service.questions.state import QuestionRecord, UnknownRecord
+from graph_service.questions.targets import StateTargets
 from graph_service.service import Service
+from graph_service.targets_from_graph import GraphTargets
 
 R = TypeVar("R")
 
@@ -215,7 +218,11 @@ class QuestionQuery:
                                        "as they stood then. Null: now.")] = None) -> Connection[OpenQuestion]:
         service = caught_up(info)
         if as_of is None:
-            rows = open_question_rows(service.state.knowledge, service.state.questions)
+            # The knowledge side from the graph (what is open and what it stands on, by indexes); a store
+            # written before the graph kept what that reads ranks its state's. The questions are the state's.
+            targets = (GraphTargets(service.graph, knowledge_now(info))
+                       if service.journal.keeps_at_least(KEEPS_NOW_READS) else StateTargets(service.state.knowledge))
+            rows = open_question_rows(targets, service.state.questions)
         else:  # the same ranking over the state the graph's history gives (never a replay), in a process of
             # its own (graph_service.apart): it reads every item's, flag's, dispute's and question's history.
             check_position(as_of, service.journal.seq)

@@ -283,6 +283,11 @@ class Journal:
             if remaining is not None:
                 remaining -= len(rows)
 
+    def keeps_at_least(self, version: int) -> bool:
+        """Has the graph kept, since the store's first entry, what version `version` of
+        projection.KEPT_FOR_WRITES keeps (as its head said at open)?"""
+        return isinstance(self.keeps, int) and self.keeps >= version
+
     def stored_head(self) -> dict[str, Any]:
         rows = self.graph.run("head_read")
         return rows[0]

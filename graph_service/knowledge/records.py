@@ -9,7 +9,14 @@ from typing import Any
 
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge.items import scalar
-from graph_service.knowledge.rules import DisputeEvent, ItemFacts, ItemVerdict, LiveAssertion, PendingFlag
+from graph_service.knowledge.rules import (
+    DisputeEvent,
+    ItemFacts,
+    ItemVerdict,
+    LiveAssertion,
+    PendingFlag,
+    expiry_of,
+)
 
 
 @dataclass(frozen=True)
@@ -191,6 +198,9 @@ class ItemRecord:
             "held_why": self.held_why,
             "reconfirm_after": shown.reconfirm_after,
             "expires_at": verdict.expires_at,
+            # When its latest live assertion's re-confirmation period runs out (stale_reasons' clock rule),
+            # indexed: what open questions read to find the items the clock made stale without a flag.
+            "reconfirm_due": expiry_of(live),
             "retired_at": self.retired_at,
             "stale": verdict.stale,
             "why": "; ".join(verdict.reasons),

@@ -3,10 +3,10 @@
 `question_state_at(history, affects, position)` gives a `QuestionState` holding exactly the unknowns
 declared and the questions asked by `position`, each as it stood then (answered or not, and how), so
 every read of that state answers as a replay of the journal up to `position` would: `questions()`,
-`unknowns()`, and what `TargetView(knowledge, questions)` and `open_question_for(target)` read from the
+`unknowns()`, and what `TargetView(StateTargets(knowledge), questions)` and `open_question_for(target)` read from the
 question side (`unknowns(answered=False)`, `unknown_candidates()`, `unknown(id)`, `question(id)`,
 `questions_about(target)`). To rank the open targets as of `position` (`openQuestions(asOf)`), pair it
-with the knowledge state as of the same position: `TargetView(knowledge_at_n, question_state_at(...))`.
+with the knowledge state as of the same position: `TargetView(StateTargets(knowledge_at_n), question_state_at(...))`.
 
 Its inputs are what `cypher/questions_history_upto.cypher` (every Question and Unknown node's writes up
 to the position, with what each changed) and `cypher/unknown_affects_upto.cypher` (what each unknown

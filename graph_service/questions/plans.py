@@ -23,7 +23,7 @@ from graph_service.questions.answers import clean_text
 from graph_service.questions.candidates import DISPUTE, STALE_ITEM
 from graph_service.questions.select import Selection, select_next_question
 from graph_service.questions.state import QuestionRecord, QuestionState
-from graph_service.questions.targets import NOT_ASKED_AS_STALE, TargetView
+from graph_service.questions.targets import NOT_ASKED_AS_STALE, StateTargets, TargetView
 
 if TYPE_CHECKING:
     from graph_service.state import StoreState
@@ -73,13 +73,13 @@ class NextQuestion:
 
 def select(store: StoreState, preferred: str | None = None, declared: Draft | None = None) -> Selection:
     """The next question over every open target of the store (and the one `declared` adds)."""
-    view = TargetView(store.knowledge, store.questions)
+    view = TargetView(StateTargets(store.knowledge), store.questions)
     candidates = view.candidates()
     added = [view.added(declared, store.position + 1)] if declared is not None else []
     extra: list[Any] = []
     others: dict[str, str] = {}
     if isinstance(preferred, str) and preferred.strip():
-        extra, others = view.preference(preferred, [c.id for c in (*candidates, *added)])
+        extra, others = view.preference(store.knowledge, preferred, [c.id for c in (*candidates, *added)])
     return select_next_question([*candidates, *extra], preferred, added, others=others)
 
 

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graph_service.questions.select import select_next_question
 from graph_service.questions.state import QuestionState
-from graph_service.questions.targets import TargetView
+from graph_service.questions.targets import KnowledgeTargets, TargetView
 from graph_service.questions.text import formulate
 
-if TYPE_CHECKING:
-    from graph_service.knowledge.state import KnowledgeState
 
-
-def open_question_rows(knowledge: KnowledgeState, questions: QuestionState) -> list[dict[str, Any]]:
+def open_question_rows(knowledge: KnowledgeTargets, questions: QuestionState) -> list[dict[str, Any]]:
     """Every open target in the order select_next_question ranks them, each as {target, target_kind,
-    subject, parent, text, score (Score's fields), asked (the question open on it, or None)}."""
+    subject, parent, text, score (Score's fields), asked (the question open on it, or None)}; the
+    knowledge read through `knowledge` (a whole state's StateTargets, or the graph's)."""
     candidates = {c.id: c for c in TargetView(knowledge, questions).candidates()}
     rows = []
     for s in select_next_question(candidates.values()).ranking:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from graph_service.domain import Draft
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge.items import CONFIRMING_SOURCES
-from graph_service.knowledge.records import ItemRecord, dispute_id
+from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.questions.candidates import DISPUTE, STALE_ITEM, Candidate
 from graph_service.questions.state import QuestionState
@@ -61,16 +61,73 @@ def _item_subject(rec: ItemRecord) -> tuple[str, tuple[str, ...]]:
     return f"the {rec.kind} {body}", ()
 
 
+class KnowledgeTargets(Protocol):
+    """What the open targets read of the knowledge store: the in-memory state (`StateTargets`) or the graph
+    (graph_service.targets_from_graph), giving the same answers."""
+
+    def open_disputes(self) -> list[DisputeEvent]:
+        """Every open dispute."""
+
+    def stale_candidates(self) -> list[ItemRecord]:
+        """Every item that may await re-confirmation (a pending flag covers it, or the clock ran its period
+        out), and maybe more: TargetView.stale_item decides."""
+
+    def present(self, ids: Iterable[str]) -> list[str]:
+        """Those of `ids` that are items, in the order given."""
+
+    def dependents(self, ids: list[str]) -> set[str]:
+        """The items resting on `ids` (derived from them), transitively, not `ids` themselves."""
+
+    def snapshots_reading(self, ids: list[str]) -> set[str]:
+        """The recorded snapshots that read any of `ids` as a fact or a hint."""
+
+    def stale_reasons(self, item_id: str) -> list[str]:
+        """Why the item must be re-confirmed (KnowledgeState.stale_reasons)."""
+
+    def flag(self, flag_id: str) -> FlagRecord | None:
+        """The flag's record, None for one never raised."""
+
+
+class StateTargets:
+    """KnowledgeTargets of a whole knowledge state in memory."""
+
+    def __init__(self, knowledge: KnowledgeState) -> None:
+        self.knowledge = knowledge
+        self._read_by: dict[str, set[str]] | None = None
+
+    def open_disputes(self) -> list[DisputeEvent]:
+        return list(self.knowledge.open_disputes.values())
+
+    def stale_candidates(self) -> list[ItemRecord]:
+        return list(self.knowledge.items.values())
+
+    def present(self, ids: Iterable[str]) -> list[str]:
+        return [i for i in dict.fromkeys(ids) if i in self.knowledge.items]
+
+    def dependents(self, ids: list[str]) -> set[str]:
+        return set(self.knowledge.dependents(ids))
+
+    def snapshots_reading(self, ids: list[str]) -> set[str]:
+        if self._read_by is None:
+            self._read_by = {}
+            for snap_id, snap in self.knowledge.snapshots.items():
+                for row in (*snap["facts"], *snap["hints"]):
+                    self._read_by.setdefault(row["id"], set()).add(snap_id)
+        return set().union(*(self._read_by.get(i, set()) for i in ids))
+
+    def stale_reasons(self, item_id: str) -> list[str]:
+        return self.knowledge.stale_reasons(item_id)
+
+    def flag(self, flag_id: str) -> FlagRecord | None:
+        return self.knowledge.flags.get(flag_id)
+
+
 class TargetView:
     """The open targets of one state, with the indexes their materiality needs (built once)."""
 
-    def __init__(self, knowledge: KnowledgeState, questions: QuestionState) -> None:
+    def __init__(self, knowledge: KnowledgeTargets, questions: QuestionState) -> None:
         self.knowledge = knowledge
         self.questions = questions
-        self._read_by: dict[str, set[str]] = {}
-        for snap_id, snap in knowledge.snapshots.items():
-            for row in (*snap["facts"], *snap["hints"]):
-                self._read_by.setdefault(row["id"], set()).add(snap_id)
         self._decided_by: dict[str, set[str]] = {}
         for unknown in questions.unknowns(answered=False):
             for item_id in unknown.affects:
@@ -81,15 +138,15 @@ class TargetView:
     def _counts(self, items: Iterable[str], *, own: Iterable[str] | None = None) -> dict[str, int]:
         """Materiality inputs for targets standing on `items`; `own` are an unknown's own decisions
         (an unknown counts the items it affects among its dependents)."""
-        present = [i for i in dict.fromkeys(items) if i in self.knowledge.items]
-        resting = set(self.knowledge.dependents(present))
+        present = self.knowledge.present(items)
+        resting = self.knowledge.dependents(present)
         if own is None:
             resting -= set(present)
             decisions = set().union(*(self._decided_by.get(i, set()) for i in present))
         else:
             resting |= set(present)
             decisions = set(own)
-        snapshots = set().union(*(self._read_by.get(i, set()) for i in present))
+        snapshots = self.knowledge.snapshots_reading(present)
         return {"dependents": len(resting), "snapshots": len(snapshots), "decisions": len(decisions)}
 
     # --- candidates ----------------------------------------------------------------------------
@@ -132,7 +189,7 @@ class TargetView:
         confirmed = max((a.seq for a in rec.live() if a.source in CONFIRMING_SOURCES), default=0)
         flagged = [
             flag.seq
-            for flag in (self.knowledge.flags.get(f) for f in rec.flags)
+            for flag in (self.knowledge.flag(f) for f in sorted(rec.flags))
             if flag is not None and flag.pending and flag.seq > confirmed
         ]
         if flagged:
@@ -156,15 +213,16 @@ class TargetView:
 
     def candidates(self) -> list[Candidate]:
         """Open disputes, stale items and every declared unknown (answered ones resolved), by id."""
-        found = [self.dispute(e) for e in self.knowledge.open_disputes.values()]
-        found += [c for c in (self.stale_item(r) for r in self.knowledge.items.values()) if c is not None]
+        found = [self.dispute(e) for e in self.knowledge.open_disputes()]
+        found += [c for c in (self.stale_item(r) for r in self.knowledge.stale_candidates()) if c is not None]
         found += self.unknowns()
         return sorted(found, key=lambda c: c.id)
 
     # --- a named preference ---------------------------------------------------------------------
 
-    def preference(self, preferred: str, pool: Iterable[str]) -> tuple[list[Candidate], dict[str, str]]:
-        """What the store knows of a preferred id outside the open `pool`.
+    def preference(self, knowledge: KnowledgeState, preferred: str,
+                   pool: Iterable[str]) -> tuple[list[Candidate], dict[str, str]]:
+        """What the store (its whole knowledge state) knows of a preferred id outside the open `pool`.
 
         Returns a resolved candidate for a target that no longer needs an answer (a closed dispute,
         a target asked about before, an item once flagged and now re-confirmed), so the preference
@@ -173,13 +231,13 @@ class TargetView:
         """
         if preferred in set(pool):
             return [], {}
-        closed = self._closed(preferred)
+        closed = self._closed(knowledge, preferred)
         if closed is not None:
             return [closed], {}
         for what, known in (
-            ("item", self.knowledge.items),
-            ("snapshot", self.knowledge.snapshots),
-            ("flag", self.knowledge.flags),
+            ("item", knowledge.items),
+            ("snapshot", knowledge.snapshots),
+            ("flag", knowledge.flags),
         ):
             if preferred in known:
                 return [], {preferred: what}
@@ -187,9 +245,9 @@ class TargetView:
             return [], {preferred: "question"}
         return [], {}
 
-    def _closed(self, preferred: str) -> Candidate | None:
+    def _closed(self, knowledge: KnowledgeState, preferred: str) -> Candidate | None:
         if preferred.startswith("d-"):
-            for events in self.knowledge.dispute_events.values():
+            for events in knowledge.dispute_events.values():
                 for event in events:
                     if dispute_id(event) == preferred:
                         return replace(self.dispute(event), resolved=True)
@@ -200,7 +258,7 @@ class TargetView:
                 id=preferred, kind=last.target_kind, opened_at=asked[0].asked_at, subject=last.subject,
                 parent=last.parent, resolved=True,
             )
-        rec = self.knowledge.items.get(preferred)
+        rec = knowledge.items.get(preferred)
         if rec is not None and rec.flags:
             subject, values = _item_subject(rec)
             return Candidate(

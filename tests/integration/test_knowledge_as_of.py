@@ -19,7 +19,7 @@ from graph_service.knowledge.as_of import split_reasons
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.select import select_next_question
 from graph_service.questions.state import ANSWER_QUESTION
-from graph_service.questions.targets import TargetView
+from graph_service.questions.targets import StateTargets, TargetView
 from graph_service.questions.text import formulate
 from graph_service.service import Service
 from graph_service.state import replay
@@ -131,7 +131,8 @@ def _check_reconstruction(service: Service, position: int, then: KnowledgeState,
             for s, v in got.snapshots.items()} == \
         {s: ([f["id"] for f in v["facts"]], [h["id"] for h in v["hints"]], v["query"], v["position"])
          for s, v in then.snapshots.items()}
-    assert TargetView(got, questions).candidates() == TargetView(then, questions).candidates()
+    got_view, then_view = TargetView(StateTargets(got), questions), TargetView(StateTargets(then), questions)
+    assert got_view.candidates() == then_view.candidates()
 
 
 OPEN_QUESTIONS = """query($n: Long) { openQuestions(first: 500, asOf: $n) { totalCount edges { node {
@@ -142,7 +143,7 @@ def _check_open_questions(client: TestClient, position: int, then: KnowledgeStat
     """openQuestions as of N: the replay's targets, ranked the same, each with the question open on it then."""
     got = gql(client, OPEN_QUESTIONS, {"n": position})
     assert "errors" not in got, got
-    candidates = {c.id: c for c in TargetView(then, questions).candidates()}
+    candidates = {c.id: c for c in TargetView(StateTargets(then), questions).candidates()}
     expected = []
     for s in select_next_question(candidates.values()).ranking:
         c, pending = candidates[s.id], questions.open_question_for(s.id)

@@ -26,7 +26,6 @@ WHOLE_LABEL_READS = {
     "items_count": "totalCount of an items filter: every item it selects",
     "questions_count": "totalCount of questions(answered): every question it selects",
     "unknowns_count": "totalCount of unknowns(answered): every unknown it selects",
-    "open_disputes_count": "totalCount of disputes: every open dispute",
     "belief_fingerprint_rows": "verify's fingerprint of every belief",
     "item_fingerprint_rows": "verify's fingerprint of every item",
     "every_belief_history_upto": "fingerprint(asOf) and beliefs(asOf): every belief written by then",

@@ -14,6 +14,6 @@ def test_the_benchmark_runs_and_prints_every_read(capsys: pytest.CaptureFixture[
     read_pages.main(["--sizes", "150", "300", "--rounds", "2"])
     out = capsys.readouterr().out
     for name in ("beliefs page (windows)", "items page", "fingerprint now", "fingerprint (every belief)",
-                 "raw read"):
+                 "open questions (graph)", "open questions (in memory)", "raw read"):
         assert f"{name}: " in out, (name, out)
     assert out.count(" ms at 300") == out.count("\n"), out

@@ -22,7 +22,7 @@ from graph_service.errors import UserError
 from graph_service.journal.notes import plan_note
 from graph_service.questions import plans
 from graph_service.questions.as_of import question_state_at
-from graph_service.questions.targets import TargetView
+from graph_service.questions.targets import StateTargets, TargetView
 from graph_service.service import Service
 from graph_service.state import StoreState, replay
 from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE
@@ -222,7 +222,8 @@ def test_recall_and_the_question_lists_as_of_any_position_are_the_replay_s(backe
             # What openQuestions(asOf) will read from the question side, as the replay's state answers it.
             rebuilt = question_state_at(service.graph.run("questions_history_upto", {"upto": position}),
                                         service.graph.run("unknown_affects_upto", {"upto": position}), position)
-            view, reference = TargetView(then.knowledge, rebuilt), TargetView(then.knowledge, then.questions)
+            targets = StateTargets(then.knowledge)
+            view, reference = TargetView(targets, rebuilt), TargetView(targets, then.questions)
             assert view.candidates() == reference.candidates(), position
             for c in reference.candidates():
                 assert rebuilt.open_question_for(c.id) == then.questions.open_question_for(c.id), (position, c.id)

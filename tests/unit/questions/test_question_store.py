@@ -12,7 +12,7 @@ from graph_service.errors import Conflict, NotFound
 from graph_service.journal.chain import GENESIS, Entry, seal
 from graph_service.knowledge import planning
 from graph_service.questions import ASK_QUESTION, DISPUTE, STALE_ITEM, UNKNOWN, plans
-from graph_service.questions.targets import TargetView
+from graph_service.questions.targets import StateTargets, TargetView
 from graph_service.state import StoreState, replay
 
 
@@ -56,7 +56,7 @@ def test_targets_count_what_rests_on_them_and_what_read_them() -> None:
     store.add("door", "colour", "red")
     unknown = store.commit(plans.plan_declare(store.state, "plant", "Is the pump oversized", factor="pump size",
                                               affects=[base], decisions=["snap-3"])).result["unknown"]
-    found = {c.kind: c for c in TargetView(store.state.knowledge, store.state.questions).candidates()}
+    found = {c.kind: c for c in TargetView(StateTargets(store.state.knowledge), store.state.questions).candidates()}
     assert set(found) == {DISPUTE, STALE_ITEM, UNKNOWN}
     stale = found[STALE_ITEM]
     assert (stale.id, stale.subject, stale.values, stale.opened_at) == (base, "pump rate", ("5",), 4)

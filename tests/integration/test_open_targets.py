@@ -1,0 +1,141 @@
+"""The open targets read from the graph (graph_service.targets_from_graph.GraphTargets: what is open and what
+it stands on, by indexes) rank exactly as the whole in-memory state's (questions.targets.StateTargets), on
+every backend, along a random history that raises and ends flags, disputes and resolves keys, runs
+re-confirmation periods out with ticks, records snapshots, retracts, rolls back, asks and answers, and
+declares unknowns on items and snapshots; `openQuestions` now serves the graph's ranking."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from starlette.testclient import TestClient
+
+from graph_service.api.app import create_app
+from graph_service.knowledge_region import KnowledgeRead
+from graph_service.questions import plans
+from graph_service.questions.candidates import DISPUTE, STALE_ITEM, UNKNOWN
+from graph_service.questions.ranking import open_question_rows
+from graph_service.questions.targets import StateTargets, TargetView
+from graph_service.service import Service
+from graph_service.targets_from_graph import GraphTargets
+from tests.backends import Backend
+from tests.integration.graphql_client import gql
+from tests.integration.knowledge_histories import write_knowledge_history
+
+OPEN = "{ openQuestions(first: 500) { totalCount edges { node { target targetKind subject parent text asked " \
+       "score { materiality dependents snapshots decisions } } } } }"
+
+
+def declare_unknowns(service: Service, rng: random.Random, n: int) -> None:
+    """Unknowns bearing on random items and recorded snapshots (their materiality counts decisions)."""
+    state = service.state
+    for _ in range(n):
+        i = rng.randrange(10**9)
+        items = sorted(state.knowledge.items)
+        snapshots = sorted(state.knowledge.snapshots)
+        affects = rng.sample(items, min(len(items), rng.randint(1, 3)))
+        decisions = rng.sample(snapshots, min(len(snapshots), rng.randint(0, 2)))
+        service.journal.write("ann", lambda affects=affects, decisions=decisions, i=i: plans.plan_declare(
+            state, "planning", f"is it so, {i}?", affects=affects, decisions=decisions))
+
+
+def graph_targets(service: Service) -> GraphTargets:
+    return GraphTargets(service.graph, KnowledgeRead(service.graph, service.journal.seq))
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_the_graphs_open_targets_are_the_whole_states(backend: Backend, seed: int) -> None:
+    service = Service.open(backend.settings())
+    try:
+        rng = random.Random(seed)
+        kinds: set[str] = set()
+        clock_stale = 0
+        counted: set[str] = set()  # the materiality counts some candidate had
+        for _ in range(3):
+            write_knowledge_history(service, 60, rng.randrange(10**6))
+            declare_unknowns(service, rng, 3)
+            whole = TargetView(StateTargets(service.state.knowledge), service.state.questions)
+            read = TargetView(graph_targets(service), service.state.questions)
+            expected = whole.candidates()
+            assert read.candidates() == expected
+            assert open_question_rows(graph_targets(service), service.state.questions) == \
+                open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
+            kinds |= {c.kind for c in expected if not c.resolved}
+            clock_stale += sum(c.kind == STALE_ITEM and "reconfirm_after ran out" in (c.detail or "")
+                               for c in expected)
+            counted |= {name for c in expected for name in ("dependents", "snapshots", "decisions")
+                        if getattr(c, name)}
+        assert kinds == {DISPUTE, STALE_ITEM, UNKNOWN} and clock_stale > 0, (kinds, clock_stale)
+        assert counted == {"dependents", "snapshots", "decisions"}, counted
+
+        # The API ranks the graph's targets: as the whole state ranks them, to the letter.
+        client = TestClient(create_app(service.settings, service=service))
+        got = gql(client, OPEN)
+        assert "errors" not in got, got
+        rows = open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
+        assert [e["node"]["target"] for e in got["data"]["openQuestions"]["edges"]] == [r["target"] for r in rows]
+        assert got["data"]["openQuestions"]["totalCount"] == len(rows)
+    finally:
+        service.close()
+
+
+def test_open_questions_read_the_graph_and_a_store_that_does_not_keep_what_they_read_ranks_its_state(
+        backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 80, 4)
+        client = TestClient(create_app(service.settings, service=service))
+        before = gql(client, OPEN)["data"]["openQuestions"]
+        disputes = [e["node"]["target"] for e in before["edges"] if e["node"]["targetKind"] == "dispute"]
+        assert disputes, before
+        # Closing a dispute in the graph alone shows: the ranking reads the graph, not the state.
+        backend.raw(service.graph, "MATCH (d:Dispute {id: $id}) SET d.open = false", {"id": disputes[0]})
+        tampered = gql(client, OPEN)["data"]["openQuestions"]
+        assert disputes[0] not in [e["node"]["target"] for e in tampered["edges"]]
+        backend.raw(service.graph, "MATCH (d:Dispute {id: $id}) SET d.open = true", {"id": disputes[0]})
+        backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = 1")  # as a store written before Item.reconfirm_due
+    finally:
+        service.close()
+    service = Service.open(backend.settings())
+    try:
+        client = TestClient(create_app(service.settings, service=service))
+        assert not service.journal.keeps_at_least(2)
+        backend.raw(service.graph, "MATCH (d:Dispute) SET d.open = false")  # not read: the state ranks
+        rows = open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
+        got = gql(client, OPEN)["data"]["openQuestions"]
+        assert [e["node"]["target"] for e in got["edges"]] == [r["target"] for r in rows] and rows
+    finally:
+        service.close()
+
+
+def test_an_item_whose_latest_live_assertion_ran_out_is_asked_about_though_what_it_stands_on_did_not(
+        backend: Backend) -> None:
+    """The clock rule reads the latest live assertion (KnowledgeState.stale_reasons), not the latest one the
+    item stands on: re-asserted on a premise that is then retracted, with a shorter period that runs out, the
+    item still stands on its first assertion (not expired) yet awaits re-confirmation, and the graph finds it
+    by Item.reconfirm_due where its verdict's expires_at would not."""
+    from graph_service.knowledge import planning
+
+    service = Service.open(backend.settings())
+    try:
+        k = service.state.knowledge
+
+        def add(raw: dict[str, object]) -> str:
+            return service.journal.write("ann", lambda: planning.plan_add(k, raw, by="ann")).result["id"]
+
+        body = {"s": "pump", "r": "state", "o": "ok"}
+        item = add({"kind": "fact", "body": body, "source": "person", "reconfirm_after": 100})
+        premise = add({"kind": "fact", "body": {"s": "gauge", "r": "reads", "o": 3}, "source": "person"})
+        assert add({"kind": "fact", "body": body, "source": "person", "derived_from": [premise],
+                    "reconfirm_after": 2}) == item
+        service.journal.write("ann", lambda: planning.plan_retract(k, premise, "misread"))
+        service.journal.write("ann", lambda: planning.plan_tick(k, 5))
+        rec = k.items[item]
+        assert rec.status not in ("expired", "retracted") and rec.verdict.expires_at > k.clock >= \
+            rec.materialise()["reconfirm_due"], (rec.status, rec.verdict, k.clock)
+        whole = TargetView(StateTargets(k), service.state.questions).candidates()
+        assert item in {c.id for c in whole if c.kind == STALE_ITEM}, whole
+        assert TargetView(graph_targets(service), service.state.questions).candidates() == whole
+    finally:
+        service.close()
