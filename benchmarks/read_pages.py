@@ -10,8 +10,10 @@ after round, the sizes interleaved, each read below is timed in-process on the e
   of confidence read by the index on Belief.confidence), and the same statement over one window that
   holds every belief (what the service read before: it sorts every belief);
 - the totalCount beside it (belief_count), which reads every belief the filter selects;
-- items, the page (items_page, by the index on Item.id) and its count (items_count), and the page as the
-  service cut it from its in-memory state before (read_pages.item_page);
+- items, the page as the service reads it (read_pages.item_ids_by_key_windows: windows of id keys by the
+  index on Item.id_key), by the index on Item.id (items_page: FalkorDB sorts every item it selects), its
+  count (items_count), and the page as the service cut it from its in-memory state before
+  (read_pages.item_page);
 - the open disputes' and the flags' pages (open_disputes_page, flags_page);
 - the open questions ranked (questions.ranking.open_question_rows) with the knowledge read from the graph
   (targets_from_graph.GraphTargets: what is open and what it stands on) and from the whole in-memory state
@@ -39,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.service_shape import LOADER, mix
-from graph_service.api.read_pages import belief_page_now, item_page
+from graph_service.api.read_pages import belief_page_now, item_ids_by_key_windows, item_page
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
@@ -55,6 +57,7 @@ EVERY_KEY = 10**18  # a window past both ends of the confidence keys: every beli
 NO_FILTER = {"status": None, "subject": None, "kind": None}
 NO_ITEM_FILTER = {"ids": None, "key": None, "s": None, "r": None, "kinds": None, "statuses": None,
                   "source": None, "by": None}
+WINDOW_ITEM_FILTER = {k: v for k, v in NO_ITEM_FILTER.items() if k != "ids"}
 
 
 def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
@@ -68,7 +71,8 @@ def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
             **NO_FILTER, "after_key": None, "after_id": None, "from_key": -EVERY_KEY, "to_key": EVERY_KEY,
             "limit": first + 1}),
         "beliefs count": lambda: graph.run("belief_count", NO_FILTER),
-        "items page": lambda: graph.run("items_page", {**NO_ITEM_FILTER, "after": "", "limit": first + 1}),
+        "items page (windows)": lambda: item_ids_by_key_windows(graph, WINDOW_ITEM_FILTER, "", 0, first + 1),
+        "items page (id index)": lambda: graph.run("items_page", {**NO_ITEM_FILTER, "after": "", "limit": first + 1}),
         "items count": lambda: graph.run("items_count", {**NO_ITEM_FILTER, "after": ""}),
         "items page (in memory)": lambda: item_page(service.state.knowledge, {}, first, None),
         "disputes page": lambda: graph.run("open_disputes_page", {"after": 0, "limit": first + 1}),
@@ -90,7 +94,7 @@ def every_belief_hashed(service: Service) -> str:
     return hashlib.sha256(canonical_json([list(r) for r in rows]).encode("utf-8")).hexdigest()
 
 
-GATED = ("beliefs page (windows)", "items page", "disputes page", "flags page", "fingerprint now")
+GATED = ("beliefs page (windows)", "items page (windows)", "disputes page", "flags page", "fingerprint now")
 # Open questions are not gated: they rank every open target, and the mix's open targets grow with the store.
 
 
@@ -117,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         for size, named in timed.items():  # the two belief pages agree, so the figures compare like with like
             assert named["beliefs page (windows)"]() == named["beliefs page (every belief)"](), size
             assert named["fingerprint now"]() == services[size].state.fingerprints(), size
+            assert named["items page (windows)"]() == [r["id"] for r in named["items page (id index)"]()], size
             assert named["open questions (graph)"]() == named["open questions (in memory)"](), size
         for _ in range(args.rounds):
             for size, named in timed.items():

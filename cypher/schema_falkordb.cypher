@@ -32,3 +32,4 @@ CREATE INDEX FOR (n:Unknown) ON (n.declared_at);
 CREATE INDEX FOR (n:Dispute) ON (n.open);
 CREATE INDEX FOR (n:Flag) ON (n.pending);
 CREATE INDEX FOR (n:Item) ON (n.reconfirm_due);
+CREATE INDEX FOR (n:Item) ON (n.id_key);

@@ -32,3 +32,4 @@ CREATE INDEX unknown_declared_at IF NOT EXISTS FOR (n:Unknown) ON (n.declared_at
 CREATE INDEX dispute_open IF NOT EXISTS FOR (n:Dispute) ON (n.open);
 CREATE INDEX flag_pending IF NOT EXISTS FOR (n:Flag) ON (n.pending);
 CREATE INDEX item_reconfirm_due IF NOT EXISTS FOR (n:Item) ON (n.reconfirm_due);
+CREATE INDEX item_id_key IF NOT EXISTS FOR (n:Item) ON (n.id_key);

@@ -19,7 +19,8 @@ from graph_service.journal.chain import canonical_json
 # Scope nodes and each entry's clock (graph_service.state.StoreState._kept_for_writes, journal/clock.py). A
 # store's head records the version it has kept since its first entry; a reader refuses a store older than
 # what it reads: the knowledge store's reads need version 1; version 2 adds what reads now read in place of
-# the in-memory state: the `beliefs` Fingerprint node (fingerprint) and Item.reconfirm_due (open questions).
+# the in-memory state: the `beliefs` Fingerprint node (fingerprint), Item.reconfirm_due (open questions) and
+# Item.id_key (a page of items by windows of id keys).
 KEPT_FOR_WRITES = 2
 KEEPS_KNOWLEDGE = 1
 KEEPS_NOW_READS = 2

@@ -503,7 +503,8 @@ class KnowledgeQuery:
         if not isinstance(given.get("scope", {}), dict):  # a pattern is matched key by key
             raise UserError("filter.scope must be an object", field="scope")
         if as_of is None:
-            page = item_page_now(service.graph, knowledge_now(info), given, size, after)
+            page = item_page_now(service.graph, knowledge_now(info), given, size, after,
+                                 by_key_windows=service.journal.keeps_at_least(KEEPS_NOW_READS))
         elif given.get("ids") is not None:  # the same find over the named items, their flags and the clock then
             ids = list(dict.fromkeys(given["ids"]))
             page = item_page(knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=ids), given,

@@ -6,6 +6,7 @@ Everything here is a pure function of plain JSON; nothing reads the store.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,19 @@ def content_id(kind: str, body: Mapping[str, Any], scope: Mapping[str, Any]) -> 
     """The id of an item's content: the same kind, body and scope written twice give the same id."""
     digest = hashlib.sha256(canonical_json([kind, dict(body), dict(scope)]).encode("utf-8")).hexdigest()
     return "k-" + digest[:24]
+
+
+ID_KEY_DIGITS = 15  # 60 bits: a whole number both backends hold exactly
+ID_KEY_SPAN = 16**ID_KEY_DIGITS  # every id key lies in [0, ID_KEY_SPAN)
+_ID_KEY = re.compile(rf"k-[0-9a-f]{{{ID_KEY_DIGITS}}}")
+
+
+def id_key(item_id: str) -> int | None:
+    """The whole number of a content id's first hex digits, in the ids' own order (an id that sorts before
+    another has a key no greater): what a page of items by id is read by, window by window (Item.id_key,
+    indexed), on a backend whose index cannot bound a string range. None for a string no content id begins
+    with."""
+    return int(item_id[2:2 + ID_KEY_DIGITS], 16) if _ID_KEY.match(item_id) else None
 
 
 def key_of(body: Mapping[str, Any], scope: Mapping[str, Any]) -> str | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph_service.journal.chain import canonical_json
-from graph_service.knowledge.items import scalar
+from graph_service.knowledge.items import id_key, scalar
 from graph_service.knowledge.rules import (
     DisputeEvent,
     ItemFacts,
@@ -172,8 +172,9 @@ class ItemRecord:
                 canonical_json(body),
                 canonical_json(self.scope),
                 f"{body['s']} {body['r']} {scalar(body.get('o'))}" if self.key is not None else self.kind,
+                id_key(self.id),
             )
-        s, r, o, body_json, scope_json, summary = self._fixed
+        s, r, o, body_json, scope_json, summary, key_of_id = self._fixed
         return {
             "id": self.id,
             "kind": self.kind,
@@ -201,6 +202,7 @@ class ItemRecord:
             # When its latest live assertion's re-confirmation period runs out (stale_reasons' clock rule),
             # indexed: what open questions read to find the items the clock made stale without a flag.
             "reconfirm_due": expiry_of(live),
+            "id_key": key_of_id,  # a page of items by id reads windows of it (knowledge.items.id_key)
             "retired_at": self.retired_at,
             "stale": verdict.stale,
             "why": "; ".join(verdict.reasons),

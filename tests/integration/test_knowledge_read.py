@@ -119,9 +119,15 @@ def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_s
         # The pages of items a filter selects, by the index on Item.id, the rest of the filter matched on
         # the rows (scope patterns, staleness), page by page with the counts.
         for given in _item_filters(whole):
-            for first in (1, 7, 500):
-                assert _item_pages(lambda n, a, g=given: item_page_now(service.graph, read, g, n, a), first) == \
-                    _item_pages(lambda n, a, g=given: item_page(whole, g, n, a), first), (given, first)
+            for first, windows in ((1, True), (7, False), (7, True), (500, False), (500, True)):
+                # By the index on Item.id, or window by window of id keys: the same pages either way.
+                assert _item_pages(lambda n, a, g=given, w=windows: item_page_now(
+                    service.graph, read, g, n, a, by_key_windows=w), first) == \
+                    _item_pages(lambda n, a, g=given: item_page(whole, g, n, a), first), (given, first, windows)
+        # A cursor that is no id (a prefix, past every id, before every id) pages as the whole state does.
+        for cursor in ("k-8", "k-", "k-fffffffffffffff", "a", "z", ids[len(ids) // 2][:-1]):
+            assert item_page_now(service.graph, read, {}, 5, cursor, by_key_windows=True) == \
+                item_page(whole, {}, 5, cursor), cursor
         # (Last: these write.) The pages of questions and of unknowns, read by their indexes, and each one
         # by its id: with unknowns declared (affecting items and a decision), asked about, one answered.
         snapshots = sorted(whole.snapshots)

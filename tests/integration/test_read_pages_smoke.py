@@ -13,7 +13,8 @@ from benchmarks import read_pages
 def test_the_benchmark_runs_and_prints_every_read(capsys: pytest.CaptureFixture[str]) -> None:
     read_pages.main(["--sizes", "150", "300", "--rounds", "2"])
     out = capsys.readouterr().out
-    for name in ("beliefs page (windows)", "items page", "fingerprint now", "fingerprint (every belief)",
+    for name in ("beliefs page (windows)", "items page (windows)", "items page (id index)", "fingerprint now",
+                 "fingerprint (every belief)",
                  "open questions (graph)", "open questions (in memory)", "raw read"):
         assert f"{name}: " in out, (name, out)
     assert out.count(" ms at 300") == out.count("\n"), out
