@@ -2,8 +2,9 @@
 position a KnowledgeRead is at: what `openQuestions` ranks without the in-memory state. What they read is what
 is open and what it stands on, never every item: the open disputes and the items pending flags cover or the
 clock made stale, by indexes (Dispute.open, Flag.pending, Item.reconfirm_due), their records through the
-KnowledgeRead, the items resting on them walked level by level, and the snapshots that read them by their READ
-edges. Equal to questions.targets.StateTargets over the whole state (tests/integration/test_open_targets.py).
+KnowledgeRead, the items resting on them walked level by level (for every target at once), and the snapshots
+that read them by their READ edges. Equal to questions.targets.StateTargets over the whole state
+(tests/integration/test_open_targets.py).
 """
 
 from __future__ import annotations
@@ -15,35 +16,78 @@ from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge_region import KnowledgeRead
 from graph_service.storage.port import GraphPort
-from graph_service.storage.walks import ITEM_DEPENDENTS, walk
 
 
 class GraphTargets:
-    """questions.targets.KnowledgeTargets read from `graph`, the records as of `read.upto`."""
+    """questions.targets.KnowledgeTargets read from `graph`, the records as of `read.upto`. What it reads is
+    kept for the rest of the ranking: the open targets' items, the edges below them (fetched a level at a time
+    for every target at once, so each target's dependents are then walked in memory) and the snapshots that
+    read them, so a ranking costs the depth below its targets in statements, not that per target."""
 
     def __init__(self, graph: GraphPort, read: KnowledgeRead) -> None:
         self.graph, self.read = graph, read
+        self._derived_from: dict[str, set[str]] = {}  # item -> the items derived directly from it
+        self._read_by: dict[str, set[str]] = {}  # item -> the snapshots that read it
+        self._written: dict[str, bool] = {}  # item -> whether it was written
 
     def open_disputes(self) -> list[DisputeEvent]:
-        events = (dispute_of_props(r["dispute"]) for r in self.graph.run("open_disputes"))
-        return [e for e in events if e is not None]
+        events = [e for r in self.graph.run("open_disputes") if (e := dispute_of_props(r["dispute"])) is not None]
+        self._prefetch([i for e in events for i in e.items])
+        return events
 
     def stale_candidates(self) -> list[ItemRecord]:
         flagged = {r["id"] for r in self.graph.run("pending_flag_items")}
         due = {r["id"] for r in self.graph.run("items_reconfirm_due", {"clock": self.read.state.clock})}
         found = self.read.items(sorted(flagged | due))
+        self._written.update(dict.fromkeys(found, True))
+        self._prefetch(list(found))
         return [found[i] for i in sorted(found)]
 
+    def _prefetch(self, ids: list[str]) -> None:
+        """Read at once, for these items, what each target standing on them reads: their records, the
+        snapshots reading them and every edge below them."""
+        present = self.present(ids)
+        self.snapshots_reading(present)
+        self._below(present)
+
     def present(self, ids: Iterable[str]) -> list[str]:
+        # Whether an item was written is its node's (with a status: a written item's); its record, with the
+        # history it is folded from, is read only for a stale-item target, which shows it.
         wanted = list(dict.fromkeys(ids))
-        found = self.read.items(wanted)
-        return [i for i in wanted if i in found]
+        missing = [i for i in wanted if i not in self._written]
+        if missing:
+            found = {r["item"]["id"] for r in self.graph.run("items_by_id", {"ids": missing})
+                     if r["item"].get("status") is not None}
+            self._written.update({i: i in found for i in missing})
+        return [i for i in wanted if self._written[i]]
 
     def dependents(self, ids: list[str]) -> set[str]:
-        return {reached.id for reached in walk(self.graph, ids, ITEM_DEPENDENTS)} if ids else set()
+        return self._below(ids)
+
+    def _below(self, ids: list[str]) -> set[str]:
+        """The items derived from `ids`, transitively (not `ids`), walked level by level over the edges kept,
+        the missing ones of each level read in one statement (item_dependents_step)."""
+        seen = set(ids)
+        frontier = sorted(seen)
+        while frontier:
+            missing = [i for i in frontier if i not in self._derived_from]
+            if missing:
+                for item_id in missing:
+                    self._derived_from[item_id] = set()
+                for row in self.graph.run("item_dependents_step", {"frontier": missing}):
+                    self._derived_from[row["via"]].add(row["id"])
+            frontier = sorted({d for i in frontier for d in self._derived_from[i]} - seen)
+            seen.update(frontier)
+        return seen - set(ids)
 
     def snapshots_reading(self, ids: list[str]) -> set[str]:
-        return {r["id"] for r in self.graph.run("snapshots_reading", {"ids": ids})} if ids else set()
+        missing = [i for i in dict.fromkeys(ids) if i not in self._read_by]
+        if missing:
+            for item_id in missing:
+                self._read_by[item_id] = set()
+            for row in self.graph.run("snapshots_reading", {"ids": missing}):
+                self._read_by[row["item"]].add(row["id"])
+        return set().union(*(self._read_by[i] for i in ids))
 
     def stale_reasons(self, item_id: str) -> list[str]:
         return self.read.stale_reasons(item_id)
