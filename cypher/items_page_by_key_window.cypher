@@ -6,7 +6,10 @@
 // graph_service.api.read_pages.item_page_now widens the window until the page is full.
 MATCH (i:Item)
 WHERE i.id_key >= $from_key AND i.id_key < $to_key
-  AND i.id > $after
+// The id compared by an alias: in the MATCH's WHERE (or after WITH i), FalkorDB reads the range of the
+// index on Item.id instead, every item past $after, and the window saves nothing.
+WITH i, i.id AS id
+WHERE id > $after
   AND ($key IS NULL OR i.key = $key)
   AND ($s IS NULL OR i.s = $s)
   AND ($r IS NULL OR i.r = $r)
@@ -14,6 +17,6 @@ WHERE i.id_key >= $from_key AND i.id_key < $to_key
   AND ($statuses IS NULL OR i.status IN $statuses)
   AND ($source IS NULL OR i.source = $source)
   AND ($by IS NULL OR i.by = $by)
-RETURN i.id AS id
-ORDER BY i.id
+RETURN id
+ORDER BY id
 LIMIT $limit
