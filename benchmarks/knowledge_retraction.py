@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graph_service.digest_sum import combine
 from graph_service.domain import Draft
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import planning
-from graph_service.knowledge.fingerprint import combine, counts_in_fingerprint, row_digest
+from graph_service.knowledge.fingerprint import counts_in_fingerprint, row_digest
 from graph_service.knowledge.items import content_id, key_of
 from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.replay import rebuild
