@@ -74,11 +74,8 @@ class StoreState:
             self._late_rows(entry, applied)
         elif domain is self.questions and entry.op == ANSWER_QUESTION:
             self._answered(entry, applied)
-        if self.beliefs.running_fingerprint.sum() != believed:
-            # What a read of the fingerprint now reads, in one lookup (every domain's entries move beliefs).
-            total, count = self.beliefs.running_fingerprint.sum()
-            applied.projection.node("Fingerprint", BELIEFS_FINGERPRINT, total=format(total, "064x"), count=count,
-                                    seq=entry.seq)
+        # What a read of the fingerprint now reads, in one lookup (every domain's entries move beliefs).
+        kept_fingerprint(applied, BELIEFS_FINGERPRINT, believed, self.beliefs.running_fingerprint.sum(), entry.seq)
         return applied
 
     def has_observation(self, observation_id: str) -> bool:
@@ -181,10 +178,7 @@ class StoreState:
         for (item_id, expires), queued in sorted(self.knowledge.expiry.changes.items()):
             props = {"item": item_id, "expires": expires, "queued_at": entry.seq} if queued else {"taken_at": entry.seq}
             applied.projection.node("Due", due_id(item_id, expires), **props)
-        total, count = self.knowledge.fingerprint_sum()
-        if (total, count) != summed:
-            applied.projection.node("Fingerprint", KNOWLEDGE_FINGERPRINT, total=format(total, "064x"), count=count,
-                                    seq=entry.seq)
+        kept_fingerprint(applied, KNOWLEDGE_FINGERPRINT, summed, self.knowledge.fingerprint_sum(), entry.seq)
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted goes with it (SPEC 3.4); evidence that went
@@ -208,6 +202,15 @@ class StoreState:
 
     def beliefs_fingerprint(self) -> str:
         return self.beliefs.running_fingerprint.value()
+
+
+def kept_fingerprint(applied: Applied, fingerprint_id: str, before: tuple[int, int], after: tuple[int, int],
+                     seq: int) -> None:
+    """Write a running fingerprint's (digest sum, count) on its Fingerprint node (`total` in hex, `count`, and
+    `seq`, the position that last changed it) when the entry at `seq` changed it from `before` to `after`."""
+    if after != before:
+        total, count = after
+        applied.projection.node("Fingerprint", fingerprint_id, total=format(total, "064x"), count=count, seq=seq)
 
 
 def due_id(item_id: str, expires: int) -> str:

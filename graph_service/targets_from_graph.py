@@ -44,11 +44,11 @@ class GraphTargets:
         return [found[i] for i in sorted(found)]
 
     def _prefetch(self, ids: list[str]) -> None:
-        """Read at once, for these items, what each target standing on them reads: their records, the
-        snapshots reading them and every edge below them."""
+        """Read at once, for these items, what each target standing on them reads: whether each was written,
+        the snapshots reading them and every edge below them."""
         present = self.present(ids)
         self.snapshots_reading(present)
-        self._below(present)
+        self.dependents(present)
 
     def present(self, ids: Iterable[str]) -> list[str]:
         # Whether an item was written is its node's (with a status: a written item's); its record, with the
@@ -62,9 +62,6 @@ class GraphTargets:
         return [i for i in wanted if self._written[i]]
 
     def dependents(self, ids: list[str]) -> set[str]:
-        return self._below(ids)
-
-    def _below(self, ids: list[str]) -> set[str]:
         """The items derived from `ids`, transitively (not `ids`), walked level by level over the edges kept,
         the missing ones of each level read in one statement (item_dependents_step)."""
         seen = set(ids)
