@@ -14,7 +14,10 @@ after round, the sizes interleaved, each read below is timed in-process on the e
   index on Item.id_key), by the index on Item.id (items_page: FalkorDB sorts every item it selects), its
   count (items_count), and the page as the service cut it from its in-memory state before
   (read_pages.item_page);
-- the open disputes' and the flags' pages (open_disputes_page, flags_page);
+- the open disputes' page as the service reads it (read_pages.dispute_page_now: windows of the positions
+  they opened at, by the index on Dispute.opened_at), the same statement over one window that holds every
+  open dispute (what it read before: it sorts every open one), and the count beside it; the flags' page
+  (flags_page);
 - the open questions ranked (questions.ranking.open_question_rows) with the knowledge read from the graph
   (targets_from_graph.GraphTargets: what is open and what it stands on) and from the whole in-memory state
   (StateTargets: every item looked at), the questions from the state in both;
@@ -41,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.service_shape import LOADER, mix
-from graph_service.api.read_pages import belief_page_now, item_ids_by_key_windows, item_page
+from graph_service.api.read_pages import belief_page_now, dispute_page_now, item_ids_by_key_windows, item_page
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
@@ -73,9 +76,13 @@ def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
         "beliefs count": lambda: graph.run("belief_count", NO_FILTER),
         "items page (windows)": lambda: item_ids_by_key_windows(graph, WINDOW_ITEM_FILTER, "", 0, first + 1),
         "items page (id index)": lambda: graph.run("items_page", {**NO_ITEM_FILTER, "after": "", "limit": first + 1}),
-        "items count": lambda: graph.run("items_count", {**NO_ITEM_FILTER, "after": ""}),
+        "items count": lambda: graph.run("items_count", NO_ITEM_FILTER),
         "items page (in memory)": lambda: item_page(service.state.knowledge, {}, first, None),
-        "disputes page": lambda: graph.run("open_disputes_page", {"after": 0, "limit": first + 1}),
+        "disputes page (windows)": lambda: [e.opened_at for _, e in dispute_page_now(
+            graph, first, None, service.journal.seq).rows],
+        "disputes page (one window)": lambda: [r["dispute"]["opened_at"] for r in graph.run(
+            "open_disputes_page", {"from_key": 0, "to_key": EVERY_KEY, "limit": first + 1})][:first],
+        "disputes count": lambda: graph.run("open_disputes_count", {}),
         "flags page": lambda: graph.run("flags_page", {"after": 0, "pending": None, "limit": first + 1}),
         "open questions (graph)": lambda: open_question_rows(
             GraphTargets(graph, KnowledgeRead(graph, service.journal.seq)), service.state.questions),
@@ -94,7 +101,7 @@ def every_belief_hashed(service: Service) -> str:
     return hashlib.sha256(canonical_json([list(r) for r in rows]).encode("utf-8")).hexdigest()
 
 
-GATED = ("beliefs page (windows)", "items page (windows)", "disputes page", "flags page", "fingerprint now")
+GATED = ("beliefs page (windows)", "items page (windows)", "disputes page (windows)", "flags page", "fingerprint now")
 # Open questions are not gated: they rank every open target, and the mix's open targets grow with the store.
 
 
@@ -123,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             assert named["fingerprint now"]() == services[size].state.fingerprints(), size
             assert named["items page (windows)"]() == [r["id"] for r in named["items page (id index)"]()], size
             assert named["open questions (graph)"]() == named["open questions (in memory)"](), size
+            assert named["disputes page (windows)"]() == named["disputes page (one window)"](), size
         for _ in range(args.rounds):
             for size, named in timed.items():
                 for name, read in named.items():

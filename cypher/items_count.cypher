@@ -1,5 +1,5 @@
-// How many items a filter selects (as items_page selects them), and how many of those sort at or
-// before the id $after.
+// How many items a filter selects, as items_page selects them (an items page's totalCount: it reads every
+// item it counts, so it is read only when asked).
 MATCH (i:Item)
 WHERE ($ids IS NULL OR i.id IN $ids)
   AND ($key IS NULL OR i.key = $key)
@@ -9,4 +9,4 @@ WHERE ($ids IS NULL OR i.id IN $ids)
   AND ($statuses IS NULL OR i.status IN $statuses)
   AND ($source IS NULL OR i.source = $source)
   AND ($by IS NULL OR i.by = $by)
-RETURN count(i) AS total, sum(CASE WHEN i.id <= $after THEN 1 ELSE 0 END) AS before
+RETURN count(i) AS total

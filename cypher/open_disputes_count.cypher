@@ -1,5 +1,5 @@
-// How many disputes are open, and how many of them opened at or before position $after (the ones that
-// precede a page starting after it).
+// How many disputes are open (a dispute page's totalCount: it reads every open dispute, so it is read only
+// when asked).
 MATCH (d:Dispute)
 WHERE d.open = true
-RETURN count(d) AS total, sum(CASE WHEN d.opened_at <= $after THEN 1 ELSE 0 END) AS before
+RETURN count(d) AS total

@@ -1,5 +1,5 @@
-// How many questions there are (only the answered ($answered true) or open (false) ones unless $answered
-// is null), and how many of them were asked at or before position $after.
+// How many questions there are, only the answered ($answered true) or open (false) ones unless $answered
+// is null (a questions page's totalCount: it reads every question it counts, so it is read only when asked).
 MATCH (q:Question)
 WHERE $answered IS NULL OR q.answered = $answered
-RETURN count(q) AS total, sum(CASE WHEN q.asked_at <= $after THEN 1 ELSE 0 END) AS before
+RETURN count(q) AS total

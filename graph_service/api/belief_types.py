@@ -22,7 +22,7 @@ from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
-from graph_service.api.pages import page_size
+from graph_service.api.pages import Counted, page_size
 from graph_service.api.read_pages import belief_page_now
 from graph_service.api.scalars import Long
 from graph_service.api.statement_types import Assertion
@@ -412,7 +412,12 @@ class BeliefEdge:
 class BeliefConnection:
     edges: list[BeliefEdge] = strawberry.field(description="This page's beliefs, in order.")
     page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
-    total_count: int = strawberry.field(description="How many beliefs match, across every page.")
+    counted: strawberry.Private[Counted]
+
+    @strawberry.field(description="How many beliefs match, across every page.")
+    def total_count(self) -> int:
+        # Read only when asked: it counts every belief the filter selects (pages.Counted).
+        return self.counted.total
 
 
 @strawberry.enum(description="How beliefs are ordered; ties by id.")
@@ -622,7 +627,7 @@ class BeliefQuery:
             more, rows = len(rows) > size, rows[:size]
             edges = [BeliefEdge(cursor=encode_cursor(r["key"], r["belief"]["id"]),
                                 node=Belief.of(r["belief"])) for r in rows]
-            total = service.graph.run("belief_count", params)[0]["total"]
+            counted = Counted(lambda: service.graph.run("belief_count", params)[0]["total"], after is not None)
         else:
             check_position(as_of, service.journal.seq)
             # Every belief created by then, folded from its history: in a process of its own
@@ -633,14 +638,9 @@ class BeliefQuery:
                 limit=size), "past")
             edges = [BeliefEdge(cursor=encode_cursor(key, props["id"]), node=_belief_then(props, as_of))
                      for key, props in page["rows"]]
-            more, total = page["more"], page["total"]
-        return BeliefConnection(
-            edges=edges,
-            page_info=PageInfo(has_next_page=more, has_previous_page=after is not None,
-                               start_cursor=edges[0].cursor if edges else None,
-                               end_cursor=edges[-1].cursor if edges else None),
-            total_count=total,
-        )
+            more, counted = page["more"], Counted(page["total"], after is not None)
+        return BeliefConnection(edges=edges, page_info=PageInfo.of([e.cursor for e in edges], more, counted),
+                                counted=counted)
 
     @strawberry.field(description="What a belief rests on: evidence, its roots (observations, items, beliefs) "
                                   "and their own upstream, each with its depth and the edge it came through.")

@@ -11,7 +11,7 @@ from typing import Generic, TypeVar
 import strawberry
 
 from graph_service.api.journal_types import PageInfo
-from graph_service.api.pages import Page, encode_cursor, page_of
+from graph_service.api.pages import Counted, Page, encode_cursor, page_of
 
 T = TypeVar("T")
 
@@ -26,19 +26,19 @@ class Edge(Generic[T]):
 class Connection(Generic[T]):
     edges: list[Edge[T]] = strawberry.field(description="This page's nodes, in order.")
     page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
-    total_count: int = strawberry.field(description="How many nodes match, across every page.")
+    counted: strawberry.Private[Counted]
+
+    @strawberry.field(description="How many nodes match, across every page.")
+    def total_count(self) -> int:
+        # Read only when asked: on a list read from the graph it counts every match (pages.Counted).
+        return self.counted.total
 
 
 def connection_of(kind: str, page: Page[T]) -> Connection[T]:
     """The connection showing `page` of a list of `kind`: an edge per row, its cursor naming the row's place."""
     edges = [Edge(cursor=encode_cursor(kind, position), node=node) for position, node in page.rows]
-    return Connection(
-        edges=edges,
-        page_info=PageInfo(has_next_page=page.more, has_previous_page=page.earlier,
-                           start_cursor=edges[0].cursor if edges else None,
-                           end_cursor=edges[-1].cursor if edges else None),
-        total_count=page.total,
-    )
+    return Connection(edges=edges, page_info=PageInfo.of([e.cursor for e in edges], page.more, page.counted),
+                      counted=page.counted)
 
 
 def paged(kind: str, numbered: Sequence[tuple[int, T]], first: int | None, after: str | None) -> Connection[T]:

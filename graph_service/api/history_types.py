@@ -96,4 +96,4 @@ class HistoryQuery:
         page = paged("changes", list(enumerate(written, start=1)), first, after)
         edges = [Edge(cursor=edge.cursor, node=_change(service.graph.run("node_history", {"id": edge.node["id"]}),
                                                         edge.node, from_, to)) for edge in page.edges]
-        return Connection(edges=edges, page_info=page.page_info, total_count=page.total_count)
+        return Connection(edges=edges, page_info=page.page_info, counted=page.counted)

@@ -13,7 +13,7 @@ from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
-from graph_service.api.pages import page_size
+from graph_service.api.pages import Counted, page_size
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
@@ -68,10 +68,21 @@ class JournalEdge:
 @strawberry.type(description="Where a page of a connection starts and ends, and whether there is more.")
 class PageInfo:
     has_next_page: bool = strawberry.field(description="True when nodes follow this page.")
-    has_previous_page: bool = strawberry.field(description="True when nodes come before this page.")
     start_cursor: str | None = strawberry.field(description="The first edge's cursor; null for an empty page.")
     end_cursor: str | None = strawberry.field(description="The last edge's cursor, to pass as `after` for the next "
                                                           "page; null for an empty page.")
+    counted: strawberry.Private[Counted]
+
+    @strawberry.field(description="True when nodes come before this page.")
+    def has_previous_page(self) -> bool:
+        # Read only when asked: on a list read from the graph it is a statement of its own (pages.Counted).
+        return self.counted.earlier
+
+    @staticmethod
+    def of(cursors: list[str], more: bool, counted: Counted) -> PageInfo:
+        """The page info of a page whose edges have these cursors, in order."""
+        return PageInfo(has_next_page=more, start_cursor=cursors[0] if cursors else None,
+                        end_cursor=cursors[-1] if cursors else None, counted=counted)
 
 
 @strawberry.type(description="A page of journal entries in order, and how many there are in all.")
@@ -124,9 +135,7 @@ class JournalQuery:
         edges = [JournalEdge(cursor=encode_cursor(e.seq), node=JournalEntry.of(e)) for e in entries]
         return JournalConnection(
             edges=edges,
-            page_info=PageInfo(has_next_page=more, has_previous_page=start > 0,
-                               start_cursor=edges[0].cursor if edges else None,
-                               end_cursor=edges[-1].cursor if edges else None),
+            page_info=PageInfo.of([e.cursor for e in edges], more, Counted(journal.seq, start > 0)),
             total_count=journal.seq,
         )
 

@@ -25,7 +25,7 @@ from graph_service.api.knowledge_as_of import (
 )
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
-from graph_service.api.pages import Page, page_size
+from graph_service.api.pages import Counted, Page, page_size
 from graph_service.api.read_pages import (
     ItemPage,
     dispute_of,
@@ -143,12 +143,17 @@ class ItemEdge:
 class ItemConnection:
     edges: list[ItemEdge] = strawberry.field(description="This page's items, by id.")
     page_info: PageInfo = strawberry.field(description="Whether there are more, and the cursors that bound it.")
-    total_count: int = strawberry.field(description="How many items match, across every page.")
+    counted: strawberry.Private[Counted]
     # Kept from before items was a Relay connection, for the clients that read them.
     has_next_page: bool = strawberry.field(description="True when items follow this page.",
                                            deprecation_reason="Use pageInfo.hasNextPage.")
     end_cursor: str | None = strawberry.field(description="The last item's cursor; null for an empty page.",
                                               deprecation_reason="Use pageInfo.endCursor.")
+
+    @strawberry.field(description="How many items match, across every page.")
+    def total_count(self) -> int:
+        # Read only when asked: it counts every item the filter selects (pages.Counted).
+        return self.counted.total
 
 
 @strawberry.type(description="A node a walk reached: its depth and the node and edge it was reached through.")
@@ -514,11 +519,9 @@ class KnowledgeQuery:
             page = ItemPage.from_json(await off_the_loop(lambda: run_apart(
                 service.graph, "items_as_of", as_of=as_of, given=given, size=size, after=after), "past"))
         edges = [ItemEdge(cursor=props["id"], node=_found_item(props, reasons, as_of)) for props, reasons in page.rows]
-        start, end = (edges[0].cursor, edges[-1].cursor) if edges else (None, None)
-        return ItemConnection(edges=edges,
-                              page_info=PageInfo(has_next_page=page.more, has_previous_page=page.earlier,
-                                                 start_cursor=start, end_cursor=end),
-                              total_count=page.total, has_next_page=page.more, end_cursor=end)
+        end = edges[-1].cursor if edges else None
+        return ItemConnection(edges=edges, page_info=PageInfo.of([e.cursor for e in edges], page.more, page.counted),
+                              counted=page.counted, has_next_page=page.more, end_cursor=end)
 
     @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
     @user_errors
@@ -585,7 +588,7 @@ class KnowledgeQuery:
                        as_of: ReadAsOf = None) -> Connection[Dispute]:
         service = caught_up(info)
         if as_of is None:
-            page = dispute_page_now(service.graph, first, after)
+            page = dispute_page_now(service.graph, first, after, service.journal.seq)
         else:
             check_position(as_of, service.journal.seq)
             # Every dispute's history then: in a process of its own (graph_service.apart), off the event loop.

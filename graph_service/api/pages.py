@@ -47,20 +47,66 @@ def decode_cursor(kind: str, cursor: str | None) -> int:
         raise UserError(f"after: {cursor!r} is not a {kind} cursor", field="after") from None
 
 
+class Counted:
+    """How many rows of a list match in all (`total`) and whether any match before a page (`earlier`): each
+    known, or read when first asked and then kept. A count reads every row it counts, so a page read from the
+    graph asks for one only when its reader shows it (totalCount, hasPreviousPage), and a page costs what it
+    shows."""
+
+    def __init__(self, total: int | Callable[[], int], earlier: bool | Callable[[], bool]) -> None:
+        self._total, self._earlier = total, earlier
+
+    @property
+    def total(self) -> int:
+        if callable(self._total):
+            self._total = int(self._total())
+        return self._total
+
+    @property
+    def earlier(self) -> bool:
+        if callable(self._earlier):
+            self._earlier = bool(self._earlier())
+        return self._earlier
+
+    def __eq__(self, other: object) -> bool:
+        # Equal when they count the same (reading both): pages compare by what they show and count.
+        if not isinstance(other, Counted):
+            return NotImplemented
+        return (self.total, self.earlier) == (other.total, other.earlier)
+
+    __hash__ = None  # type: ignore[assignment]  # what it holds is read late, so it has no stable hash
+
+    def __repr__(self) -> str:
+        return f"Counted(total={self._total!r}, earlier={self._earlier!r})"
+
+
+class ShowsCounts:
+    """A page's `counted` as the page shows it: whether matching rows precede it (`earlier`) and how many
+    match in all (`total`)."""
+
+    counted: Counted
+
+    @property
+    def earlier(self) -> bool:
+        return self.counted.earlier
+
+    @property
+    def total(self) -> int:
+        return self.counted.total
+
+
 @dataclass(frozen=True)
-class Page(Generic[T]):
-    """One page: its (position in the whole list, node) rows in order, whether rows follow it (`more`) or
-    matching rows precede it (`earlier`), and how many rows match in all (`total`)."""
+class Page(ShowsCounts, Generic[T]):
+    """One page: its (position in the whole list, node) rows in order, whether rows follow it (`more`), and
+    `counted`: whether matching rows precede it (`earlier`) and how many match in all (`total`)."""
 
     rows: list[tuple[int, T]]
     more: bool
-    earlier: bool
-    total: int
+    counted: Counted
 
     def map(self, node_of: Callable[[T], U]) -> Page[U]:
-        """The same page with every node turned by `node_of` (its places kept)."""
-        return Page([(position, node_of(node)) for position, node in self.rows], self.more, self.earlier,
-                    self.total)
+        """The same page with every node turned by `node_of` (its places and counts kept)."""
+        return Page([(position, node_of(node)) for position, node in self.rows], self.more, self.counted)
 
     def as_json(self, plain: Callable[[T], Any]) -> dict[str, Any]:
         """The page as plain JSON, each node as `plain` gives it (what an apart job hands back)."""
@@ -71,7 +117,7 @@ class Page(Generic[T]):
     def from_json(answer: dict[str, Any], node_of: Callable[[Any], U]) -> Page[U]:
         """The page `as_json` gave, each node rebuilt by `node_of` from its plain JSON."""
         return Page([(int(position), node_of(node)) for position, node in answer["rows"]], bool(answer["more"]),
-                    bool(answer["earlier"]), int(answer["total"]))
+                    Counted(int(answer["total"]), bool(answer["earlier"])))
 
 
 def page_of(kind: str, numbered: Sequence[tuple[int, T]], first: int | None, after: str | None) -> Page[T]:
@@ -81,4 +127,5 @@ def page_of(kind: str, numbered: Sequence[tuple[int, T]], first: int | None, aft
     order) for a page size or cursor this list does not take."""
     size, start = page_size(first), decode_cursor(kind, after)
     rest = [(position, node) for position, node in numbered if position > start]
-    return Page(rows=rest[:size], more=len(rest) > size, earlier=len(rest) < len(numbered), total=len(numbered))
+    return Page(rows=rest[:size], more=len(rest) > size,
+                counted=Counted(len(numbered), len(rest) < len(numbered)))

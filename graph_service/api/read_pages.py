@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from graph_service.api.pages import Page, decode_cursor, page_of, page_size
+from graph_service.api.pages import Counted, Page, ShowsCounts, decode_cursor, page_of, page_size
 from graph_service.knowledge.as_of import dispute_of_props, flag_of_props
 from graph_service.knowledge.items import ID_KEY_SPAN, id_key, scope_matches
 from graph_service.knowledge.records import FlagRecord, ItemRecord
@@ -47,22 +47,42 @@ def flag_page(knowledge: KnowledgeState, pending: bool | None, first: int | None
 
 
 def _indexed_page(graph: GraphPort, kind: str, query: str, params: dict[str, Any], first: int | None,
-                  after: str | None, records: Callable[[list[dict[str, Any]]], list[tuple[int, T]]]) -> Page[T]:
+                  after: str | None, records: Callable[[list[dict[str, Any]]], list[tuple[int, T]]],
+                  head: int | None = None) -> Page[T]:
     """The page after the cursor `after` that the named page query `query` reads by an index on each
-    row's place (size+1 rows, so `more` needs no other read), with the counts `query`'s _count partner
-    gives (`total`, and `before` the cursor); `records` makes the (place, record) rows of its rows."""
+    row's place (size+1 rows, so `more` needs no other read); `records` makes the (place, record) rows of its
+    rows. With `head` (the last position a place can be), `query` reads a window of places [from_key, to_key),
+    and the page is read window by window from the cursor on (`key_windows`): FalkorDB reads an index range in
+    no order, so one statement from the cursor to the end sorts every row past the cursor. Its counts are read
+    only when asked (pages.Counted): `total` by `query`'s _count partner, which reads every row it counts, and
+    `earlier` by its _before partner, which stops at the first row it finds."""
     size, start = page_size(first), decode_cursor(kind, after)
-    found = records(graph.run(query, {**params, "after": start, "limit": size + 1}))
-    counts = graph.run(query.removesuffix("_page") + "_count", {**params, "after": start})[0]
-    return Page(rows=found[:size], more=len(found) > size, earlier=int(counts["before"] or 0) > 0,
-                total=int(counts["total"]))
+    if head is None:
+        rows = graph.run(query, {**params, "after": start, "limit": size + 1})
+    else:
+        rows = []
+        for low, high in key_windows(start + 1, descending=False, span=(0, head + 1), ends=(0, _PAST_EVERY_KEY[1]),
+                                     first=_PLACES_FIRST_WINDOW):
+            rows += graph.run(query, {**params, "from_key": low, "to_key": high, "limit": size + 1 - len(rows)})
+            if len(rows) > size:
+                break
+    found = records(rows)
+    stem = query.removesuffix("_page")
+    return Page(rows=found[:size], more=len(found) > size, counted=Counted(
+        lambda: graph.run(stem + "_count", params)[0]["total"],
+        (lambda: graph.run(stem + "_before", {**params, "after": start})[0]["earlier"]) if start else False))
 
 
-def dispute_page_now(graph: GraphPort, first: int | None, after: str | None) -> Page[DisputeEvent]:
-    """`dispute_page` of the store as the graph holds it now, read from its Dispute nodes: the page by the
-    index on the position each opened at, and the counts."""
+# A first window of journal positions: the mix opens a dispute about every 160 entries, so a page of 20 to 50
+# takes two to four widening windows.
+_PLACES_FIRST_WINDOW = 1024
+
+
+def dispute_page_now(graph: GraphPort, first: int | None, after: str | None, head: int) -> Page[DisputeEvent]:
+    """`dispute_page` of the store as the graph holds it now, read from its Dispute nodes: the page window by
+    window of the positions they opened at, up to `head` (the journal's), by the index on that position."""
     return _indexed_page(graph, "dispute", "open_disputes_page", {}, first, after, lambda rows: [
-        (event.opened_at, event) for r in rows if (event := dispute_of_props(r["dispute"])) is not None])
+        (event.opened_at, event) for r in rows if (event := dispute_of_props(r["dispute"])) is not None], head)
 
 
 def flag_page_now(graph: GraphPort, pending: bool | None, first: int | None, after: str | None) -> Page[FlagRecord]:
@@ -118,14 +138,14 @@ def unknown_now(graph: GraphPort, unknown_id: str) -> UnknownRecord | None:
 
 
 @dataclass(frozen=True)
-class ItemPage:
+class ItemPage(ShowsCounts):
     """A page of `items`: each row an item's properties (KnowledgeState.find) and its stale reasons, by id;
-    whether items follow (`more`) or matching items precede it (`earlier`); how many match (`total`)."""
+    whether items follow (`more`); `counted`: whether matching items precede it (`earlier`) and how many
+    match (`total`)."""
 
     rows: list[tuple[dict[str, Any], list[str]]]
     more: bool
-    earlier: bool
-    total: int
+    counted: Counted
 
     def as_json(self) -> dict[str, Any]:
         """The page as plain JSON (what an apart job hands back)."""
@@ -136,7 +156,7 @@ class ItemPage:
     def from_json(answer: dict[str, Any]) -> ItemPage:
         """The page `as_json` gave."""
         return ItemPage([(props, list(reasons)) for props, reasons in answer["rows"]], bool(answer["more"]),
-                        bool(answer["earlier"]), int(answer["total"]))
+                        Counted(int(answer["total"]), bool(answer["earlier"])))
 
 
 def item_page(knowledge: KnowledgeState, given: dict[str, Any], size: int, after: str | None) -> ItemPage:
@@ -146,7 +166,7 @@ def item_page(knowledge: KnowledgeState, given: dict[str, Any], size: int, after
     found = [r for r in every_found if after is None or r["id"] > after]
     every = len(every_found)
     return ItemPage(rows=[(r, knowledge.stale_reasons(r["id"])) for r in found[:size]], more=len(found) > size,
-                    earlier=every > len(found), total=every)
+                    counted=Counted(every, every > len(found)))
 
 
 # The filters items_page and items_count apply in the graph, by parameter; find's other filters (scope
@@ -180,9 +200,9 @@ def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], 
                                           size + 1)
         else:
             ids = [r["id"] for r in graph.run("items_page", {**params, "after": start, "limit": size + 1})]
-        counts = graph.run("items_count", {**params, "after": start})[0]
-        return ItemPage(rows=_rows(read, ids[:size]), more=len(ids) > size,
-                        earlier=int(counts["before"] or 0) > 0, total=int(counts["total"]))
+        return ItemPage(rows=_rows(read, ids[:size]), more=len(ids) > size, counted=Counted(
+            lambda: graph.run("items_count", params)[0]["total"],
+            (lambda: graph.run("items_before", {**params, "after": start})[0]["earlier"]) if start else False))
     total = before = 0
     found: list[tuple[dict[str, Any], list[str]]] = []
     cursor = ""
@@ -200,7 +220,7 @@ def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], 
                 before += 1
             elif len(found) <= size:
                 found.append((props, stale))
-    return ItemPage(rows=found[:size], more=len(found) > size, earlier=before > 0, total=total)
+    return ItemPage(rows=found[:size], more=len(found) > size, counted=Counted(total, before > 0))
 
 
 def item_ids_by_key_windows(graph: GraphPort, params: dict[str, Any], after: str, start_key: int,

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from graph_service.storage.falkordb_adapter import FalkorDBGraph
+from graph_service.storage.neo4j_adapter import Neo4jGraph
 from tests.integration.graphql_client import gql
 
 PAGE = "edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount"
@@ -85,3 +87,48 @@ def test_a_cursor_of_another_list_is_a_clear_error(client: TestClient, name: str
     other = data(client, "{ journal(first: 1) { pageInfo { endCursor } } }")["journal"]["pageInfo"]["endCursor"]
     (error,) = gql(client, LISTS[name] % "totalCount", {"a": other})["errors"]
     assert "cursor" in error["message"] and error["extensions"] == {"code": "BAD_USER_INPUT", "field": "after"}
+
+
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the statements every graph runs from here on, in order."""
+    ran: list[str] = []
+    for adapter in (FalkorDBGraph, Neo4jGraph):
+        def recording(self: Any, name: str, params: Any = None, _run: Any = adapter.run) -> Any:
+            ran.append(name)
+            return _run(self, name, params)
+        monkeypatch.setattr(adapter, "run", recording)
+    return ran
+
+
+COUNTED = ["items", "beliefs", "questions", "unknowns", "flags", "disputes"]
+
+
+@pytest.mark.parametrize("name", COUNTED)
+def test_a_page_counts_only_when_it_shows_a_count(client: TestClient, statements: list[str], name: str) -> None:
+    # A count reads every match, so a page that does not show totalCount or hasPreviousPage must not pay one.
+    fill(client)
+    first = data(client, LISTS[name] % "edges { cursor } pageInfo { hasNextPage endCursor }", {"a": None})[name]
+    after = first["pageInfo"]["endCursor"]
+    del statements[:]
+    data(client, LISTS[name] % "edges { cursor } pageInfo { hasNextPage endCursor }", {"a": after})
+    assert not [s for s in statements if s.endswith(("_count", "_before"))], statements
+    counted = data(client, LISTS[name] % "totalCount pageInfo { hasPreviousPage }", {"a": after})[name]
+    assert counted["totalCount"] >= 5 and counted["pageInfo"]["hasPreviousPage"] is True
+    assert [s for s in statements if s.endswith("_count")], statements
+
+
+def test_previous_page_means_a_match_before_it_not_any_node(client: TestClient) -> None:
+    # The first answered question was asked after two open ones: a page of answered questions after the
+    # second open one's cursor has no answered question before it, though questions precede it.
+    fill(client)
+    edges = data(client, "{ questions(first: 3) { edges { cursor node { id } } } }")["questions"]["edges"]
+    data(client, "mutation($q: String!) { answerQuestion(question: $q, value: \"m8\") { seq } }",
+         {"q": edges[2]["node"]["id"]})
+    query = "query($a: String) { questions(answered: %s, after: $a) { edges { node { id } } pageInfo { " \
+            "hasPreviousPage } } }"
+    answered = data(client, query % "true", {"a": edges[1]["cursor"]})["questions"]
+    assert [e["node"]["id"] for e in answered["edges"]] == [edges[2]["node"]["id"]]
+    assert answered["pageInfo"]["hasPreviousPage"] is False
+    still_open = data(client, query % "false", {"a": edges[1]["cursor"]})["questions"]
+    assert still_open["pageInfo"]["hasPreviousPage"] is True

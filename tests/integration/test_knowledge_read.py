@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from graph_service.api import read_pages
 from graph_service.api.pages import Page, encode_cursor
 from graph_service.api.read_pages import (
     ItemPage,
@@ -78,7 +79,7 @@ def _item_filters(whole: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("seed", [5, 23])
 def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_state(
-        backend: Backend, seed: int) -> None:
+        backend: Backend, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     service = Service.open(backend.settings())
     try:
         write_knowledge_history(service, 160, seed)
@@ -98,10 +99,15 @@ def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_s
         assert read.flag("flag-0") is None
         for key in {rec.key for rec in whole.items.values()}:
             assert read.disputes_on(key) == tuple(whole.dispute_events.get(key, ())), key
-        # The pages of open disputes and of flags, read by their indexes, page by page with the counts.
+        # The pages of open disputes and of flags, read by their indexes, page by page with the counts; the
+        # disputes' by windows of positions, also windows as narrow as one position (so a page takes many).
+        head = service.journal.seq
         for first in (1, 3, 50):
-            assert _pages("dispute", lambda n, a: dispute_page_now(service.graph, n, a), first) == \
-                _pages("dispute", lambda n, a: dispute_page(whole, n, a), first), first
+            for window in (read_pages._PLACES_FIRST_WINDOW, 1):
+                monkeypatch.setattr(read_pages, "_PLACES_FIRST_WINDOW", window)
+                assert _pages("dispute", lambda n, a: dispute_page_now(service.graph, n, a, head), first) == \
+                    _pages("dispute", lambda n, a: dispute_page(whole, n, a), first), (first, window)
+            monkeypatch.undo()
             for pending in (None, True, False):
                 assert _pages("flag", lambda n, a, p=pending: flag_page_now(service.graph, p, n, a), first) == \
                     _pages("flag", lambda n, a, p=pending: flag_page(whole, p, n, a), first), (first, pending)
