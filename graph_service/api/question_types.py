@@ -13,7 +13,7 @@ from strawberry.scalars import JSON
 from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, connection_of, paged
-from graph_service.api.context import author_of, caught_up, journal_write, knowledge_now, service_of
+from graph_service.api.context import author_of, caught_up, journal_write, knowledge_read, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange, change_list
 from graph_service.api.long_work import off_the_loop
@@ -217,12 +217,14 @@ class QuestionQuery:
                                        "head), from the graph's history: the items, flags, disputes and questions "
                                        "as they stood then. Null: now.")] = None) -> Connection[OpenQuestion]:
         service = caught_up(info)
-        if as_of is None:
-            # The knowledge side from the graph (what is open and what it stands on, by indexes); a store
-            # written before the graph kept what that reads ranks its state's. The questions are the state's.
-            targets = (GraphTargets(service.graph, knowledge_now(info))
-                       if service.journal.keeps_at_least(KEEPS_NOW_READS) else StateTargets(service.state.knowledge))
-            rows = open_question_rows(targets, service.state.questions)
+        if as_of is None and service.journal.keeps_at_least(KEEPS_NOW_READS):
+            # The knowledge side from the graph (what is open and what it stands on, by indexes), the questions
+            # from a copy of what the ranking reads of the state's: in a worker thread, so the loop serves other
+            # requests while the ranking reads the graph (its own KnowledgeRead: the request's is the loop's).
+            view, read = service.state.questions.ranking_view(), knowledge_read(service)
+            rows = await off_the_loop(lambda: open_question_rows(GraphTargets(service.graph, read), view), "past")
+        elif as_of is None:  # a store written before the graph kept what that reads: its state's, on the loop
+            rows = open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
         else:  # the same ranking over the state the graph's history gives (never a replay), in a process of
             # its own (graph_service.apart): it reads every item's, flag's, dispute's and question's history.
             check_position(as_of, service.journal.seq)

@@ -109,6 +109,10 @@ class QuestionState:
     def __init__(self) -> None:
         self._unknowns: dict[str, UnknownRecord] = {}
         self._questions: dict[str, QuestionRecord] = {}
+        # The ids of the questions asked about each target, in the order asked: what a ranking reads of the
+        # questions for each of its targets, and an ask for its own, without looking at every question.
+        self._about: dict[str, list[str]] = {}
+        self._open_about: dict[str, str] = {}  # target: the question about it awaiting an answer
 
     @classmethod
     def of(cls, unknowns: Iterable[UnknownRecord], questions: Iterable[QuestionRecord]) -> QuestionState:
@@ -116,8 +120,27 @@ class QuestionState:
         (graph_service.questions.as_of builds them from the graph as of a journal position)."""
         state = cls()
         state._unknowns = {u.id: u for u in unknowns}
-        state._questions = {q.id: q for q in questions}
+        for question in sorted(questions, key=lambda q: (q.asked_at, q.id)):
+            state._put(question)
         return state
+
+    def _put(self, question: QuestionRecord) -> None:
+        """Keep a question asked, or its answered record in place of the asked one."""
+        if question.id not in self._questions:
+            self._about.setdefault(question.target, []).append(question.id)
+        if question.answered:
+            if self._open_about.get(question.target) == question.id:
+                del self._open_about[question.target]
+        else:
+            self._open_about[question.target] = question.id
+        self._questions[question.id] = question
+
+    def ranking_view(self) -> QuestionState:
+        """A state of its own holding what ranking the open targets reads (every declared unknown and the
+        questions awaiting an answer), for a ranking that runs while this state goes on changing: it copies
+        the unknowns and the open questions, not every question asked."""
+        return QuestionState.of(list(self._unknowns.values()),
+                                [self._questions[q] for q in self._open_about.values()])
 
     # --- reads -----------------------------------------------------------------------------
 
@@ -142,11 +165,12 @@ class QuestionState:
 
     def questions_about(self, target: str) -> list[QuestionRecord]:
         """Every question ever asked about `target`, in the order asked."""
-        return [q for q in self.questions() if q.target == target]
+        return [self._questions[q] for q in self._about.get(target, ())]
 
     def open_question_for(self, target: str) -> QuestionRecord | None:
         """The question asked about `target` that still awaits an answer, if any."""
-        return next((q for q in self.questions(answered=False) if q.target == target), None)
+        question = self._open_about.get(target)
+        return None if question is None else self._questions[question]
 
     def unknown_candidates(self) -> list[Candidate]:
         """Every declared unknown as a selection candidate (answered ones marked resolved).
@@ -246,7 +270,7 @@ class QuestionState:
         pending = self.open_question_for(target.id)
         if pending is not None:
             raise Conflict(f"question {pending.id!r} about {target.id!r} awaits an answer", field="target")
-        asked_before = sum(1 for q in self._questions.values() if q.target == target.id)
+        asked_before = len(self._about.get(target.id, ()))
         payload = {
             "id": f"{target.id}#q{asked_before + 1}",
             "target": target.id,
@@ -373,7 +397,7 @@ class QuestionState:
             asked_at=entry.seq,
             by=entry.by,
         )
-        self._questions[record.id] = record
+        self._put(record)
         projection.node(
             "Question",
             record.id,
@@ -404,7 +428,7 @@ class QuestionState:
         answered = replace(
             record, answered=True, answer=p["answer"], answered_at=entry.seq, answered_by=entry.by
         )
-        self._questions[record.id] = answered
+        self._put(answered)
         projection = Projection()
         projection.node(
             "Question",

@@ -6,7 +6,9 @@ declares unknowns on items and snapshots; `openQuestions` now serves the graph's
 
 from __future__ import annotations
 
+import asyncio
 import random
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -52,6 +54,7 @@ def test_the_graphs_open_targets_are_the_whole_states(backend: Backend, seed: in
         kinds: set[str] = set()
         clock_stale = 0
         counted: set[str] = set()  # the materiality counts some candidate had
+        asked: set[str] = set()  # the questions open on some target
         for _ in range(3):
             write_knowledge_history(service, 60, rng.randrange(10**6))
             declare_unknowns(service, rng, 3)
@@ -59,8 +62,11 @@ def test_the_graphs_open_targets_are_the_whole_states(backend: Backend, seed: in
             read = TargetView(graph_targets(service), service.state.questions)
             expected = whole.candidates()
             assert read.candidates() == expected
-            assert open_question_rows(graph_targets(service), service.state.questions) == \
-                open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
+            ranked = open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
+            assert open_question_rows(graph_targets(service), service.state.questions) == ranked
+            # What the API ranks on: a copy of the unknowns and the open questions only.
+            assert open_question_rows(graph_targets(service), service.state.questions.ranking_view()) == ranked
+            asked |= {r["asked"] for r in ranked if r["asked"] is not None}
             kinds |= {c.kind for c in expected if not c.resolved}
             clock_stale += sum(c.kind == STALE_ITEM and "reconfirm_after ran out" in (c.detail or "")
                                for c in expected)
@@ -68,6 +74,7 @@ def test_the_graphs_open_targets_are_the_whole_states(backend: Backend, seed: in
                         if getattr(c, name)}
         assert kinds == {DISPUTE, STALE_ITEM, UNKNOWN} and clock_stale > 0, (kinds, clock_stale)
         assert counted == {"dependents", "snapshots", "decisions"}, counted
+        assert asked, "some target must have a question awaiting its answer"
 
         # The API ranks the graph's targets: as the whole state ranks them, to the letter.
         client = TestClient(create_app(service.settings, service=service))
@@ -137,5 +144,32 @@ def test_an_item_whose_latest_live_assertion_ran_out_is_asked_about_though_what_
         whole = TargetView(StateTargets(k), service.state.questions).candidates()
         assert item in {c.id for c in whole if c.kind == STALE_ITEM}, whole
         assert TargetView(graph_targets(service), service.state.questions).candidates() == whole
+    finally:
+        service.close()
+
+
+def test_open_questions_rank_in_a_worker_thread_not_on_the_event_loop(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ranking reads the graph for every open target: on the loop it would hold up every other request.
+    from graph_service.api import question_types
+
+    where: list[str] = []
+
+    def ranking(*args: Any) -> list[dict[str, Any]]:
+        try:
+            asyncio.get_running_loop()
+            where.append("the event loop")
+        except RuntimeError:  # no loop runs in this thread
+            where.append("a worker thread")
+        return open_question_rows(*args)
+
+    monkeypatch.setattr(question_types, "open_question_rows", ranking)
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 40, 6)
+        client = TestClient(create_app(service.settings, service=service))
+        got = gql(client, OPEN)
+        assert "errors" not in got and got["data"]["openQuestions"]["edges"], got
+        assert where == ["a worker thread"], where
     finally:
         service.close()
