@@ -73,9 +73,9 @@ def _indexed_page(graph: GraphPort, kind: str, query: str, params: dict[str, Any
         (lambda: graph.run(stem + "_before", {**params, "after": start})[0]["earlier"]) if start else False))
 
 
-# A first window of journal positions: the mix opens a dispute about every 160 entries, so a page of 20 to 50
-# takes two to four widening windows.
-_PLACES_FIRST_WINDOW = 1024
+# A first window of journal positions: the mix opens a dispute about every 160 entries, so a page of 20 takes
+# one window and a page of 50 two; however many disputes a store opens, a window sorts at most this many.
+_PLACES_FIRST_WINDOW = 4096
 
 
 def dispute_page_now(graph: GraphPort, first: int | None, after: str | None, head: int) -> Page[DisputeEvent]:
