@@ -14,7 +14,8 @@ from graph_service.api.access import ANONYMOUS, Principal, principal_of_scope
 from graph_service.api.idempotency import SCOPE_KEY as ONCE_SCOPE_KEY
 from graph_service.domain import Draft
 from graph_service.journal.once import WriteOnce
-from graph_service.journal.store import Journal, WriteResult, run_steps_waiting
+from graph_service.journal.steps import run_steps_waiting
+from graph_service.journal.store import Journal, WriteResult
 from graph_service.knowledge_region import KnowledgeRead
 from graph_service.service import Service
 

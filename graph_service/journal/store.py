@@ -14,12 +14,11 @@ a pure function of the journal prefix, so whoever applies it writes the same thi
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import secrets
 import threading
 import time
-from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -33,7 +32,6 @@ from graph_service.journal.chain import (
     GENESIS,
     MAX_PAYLOAD_BYTES,
     Entry,
-    canonical_json,
     chained_hash,
     legacy_entry_hash,
     sealed_with_bytes,
@@ -41,6 +39,8 @@ from graph_service.journal.chain import (
 from graph_service.journal.clock import clock_after
 from graph_service.journal.frontier import Frontier
 from graph_service.journal.once import WriteOnce
+from graph_service.journal.payloads import entry_from_row, storable_payload
+from graph_service.journal.steps import Step, run_steps
 from graph_service.projection import KEPT_FOR_WRITES, Projection, projection_statement
 from graph_service.storage.port import ConstraintViolation, GraphPort
 from graph_service.tlog.verifier import EntryError, canonical_bytes
@@ -51,42 +51,6 @@ PAGE = 2_000
 # The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
 AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
-
-# One round trip of a write to the graph (see Journal.write_steps).
-Step = Callable[[], Any]
-
-
-def run_steps(steps: Generator[Step, Any, Any]) -> Any:
-    """Run a write's round trips in line, each one's value sent back (or its exception thrown back, so the
-    write cleans up where it waited), and return the generator's value."""
-    try:
-        step = next(steps)
-        while True:
-            try:
-                value = step()
-            except Exception as failed:
-                step = steps.throw(failed)
-            else:
-                step = steps.send(value)
-    except StopIteration as done:
-        return done.value
-
-
-async def run_steps_waiting(steps: Generator[Step, Any, Any], run: Callable[[Step], Awaitable[Any]]) -> Any:
-    """`run_steps` for an event loop: each round trip is awaited through `run` (a worker thread, say:
-    api/context.journal_write), and what lies between them runs here, on the loop."""
-    try:
-        step = next(steps)
-        while True:
-            try:
-                value = await run(step)
-            except Exception as failed:
-                step = steps.throw(failed)
-            else:
-                step = steps.send(value)
-    except StopIteration as done:
-        return done.value
-
 
 def _failure_of(pending: Future[int] | None) -> BaseException | None:
     """What a batch append in flight raised, once it is done (None: none in flight, or it landed)."""
@@ -122,58 +86,6 @@ class VerifyReport:
     reason: str | None = None
     roots: dict[int, bytes] = field(default_factory=dict)
     """Root hashes of the Merkle tree at the sizes asked for, as recomputed from the entries."""
-
-
-# RFC 8785 writes numbers as IEEE-754 doubles (I-JSON, RFC 7493): beyond 2^53 an integer would hash
-# as a different number in every other language's verifier, so it is refused.
-JSON_SAFE_INT = (-(2**53 - 1), 2**53 - 1)
-
-
-def _unstorable(value: Any, path: str) -> str | None:
-    """Why a payload value cannot be stored and read back as it is, or None (depth-first)."""
-    if isinstance(value, bool) or value is None or isinstance(value, float):
-        return None
-    if isinstance(value, int):
-        if JSON_SAFE_INT[0] <= value <= JSON_SAFE_INT[1]:
-            return None
-        return f"{path}: {value} is outside the integers JSON holds exactly (±(2^53 - 1), RFC 8785)"
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"{path}: the text holds an unpaired surrogate, which is not UTF-8"
-        return None
-    if isinstance(value, dict):
-        children = ((f"{path}.{k}", v) for k, v in value.items())
-    elif isinstance(value, (list, tuple)):
-        children = ((f"{path}[{i}]", v) for i, v in enumerate(value))
-    else:
-        return f"{path}: {type(value).__name__} is not plain JSON"
-    return next((why for p, v in children if (why := _unstorable(v, p))), None)
-
-
-def storable_payload(payload: dict[str, Any], by: str) -> str:
-    """The payload's canonical JSON, once every value is one both backends store as it is.
-
-    UserError names the first value that is not: an integer beyond ±(2^53 - 1), text that is not
-    UTF-8; and a NUL in `by`, which FalkorDB cuts a query at (JSON escapes it in the payload).
-    """
-    if "\x00" in by or _unstorable(by, "by"):
-        raise UserError("by must be UTF-8 text without the NUL character (U+0000)", field="by")
-    why = _unstorable(payload, "payload")
-    if why:
-        raise UserError(why, field=why.split(":")[0])
-    return canonical_json(payload)
-
-
-def entry_from_row(row: dict[str, Any]) -> Entry:
-    """An Entry from its stored properties (the payload is stored as canonical JSON text).
-
-    Trusts the row: for rows not yet checked, JournalAudit.feed is the reader that never fails."""
-    return Entry(
-        seq=row["seq"], op=row["op"], by=row["by"], at=row["at"],
-        payload=json.loads(row["payload"]), prev=row["prev"], hash=row["hash"], tree=tuple(row.get("tree") or ()),
-    )
 
 
 def legacy_store_message(head: dict[str, Any]) -> str:
