@@ -108,14 +108,15 @@ def questions_from_history(graph: GraphPort, as_of: int) -> QuestionState:
 def knowledge_position(graph: GraphPort, upto: int) -> int:
     """The last entry at or before `upto` that applied a knowledge operation (0: none): what the
     knowledge state's `position` is after the journal up to `upto`."""
-    to = upto
+    to, width = upto, _POSITION_WINDOW
     while to > 0:
-        start = max(0, to - _POSITION_WINDOW)
+        start = max(0, to - width)
         for row in graph.run("entry_ops_between", {"from": start, "to": to, "answer": ANSWER_OP}):
             payload = json.loads(row["payload"]) if row["payload"] else {}
             if knowledge_ops(row["op"], payload):
                 return int(row["seq"])
-        to = start
+        # Wider each time: a long run of other entries costs a few statements, not one per 64 of them.
+        to, width = start, width * 4
     return 0
 
 

@@ -13,7 +13,8 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
-from graph_service.api.knowledge_as_of import knowledge_as_of
+from graph_service.api.knowledge_as_of import knowledge_as_of, knowledge_position
+from graph_service.journal.notes import plan_note
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import split_reasons
 from graph_service.knowledge.state import KnowledgeState
@@ -242,3 +243,19 @@ def test_reasons_keep_a_reason_that_holds_the_separator() -> None:
     assert split_reasons("rests on k-1, not active; flag flag-3 pending: open set; recheck", whole) == \
         ("rests on k-1, not active", "flag flag-3 pending: open set; recheck")
     assert split_reasons("a; b", whole) == ("a", "b") and split_reasons("", whole) == ()
+
+
+def test_the_knowledge_position_is_found_behind_a_long_run_of_other_entries(backend: Backend) -> None:
+    # The look-back widens its windows (64, 256, 1,024 ...): behind 700 notes it must still land on the last
+    # knowledge entry, and on 0 when there is none.
+    service = Service.open(backend.settings())
+    try:
+        service.journal.write_batch("ann", [lambda n=n: plan_note(f"note {n}") for n in range(30)])
+        assert knowledge_position(service.graph, service.journal.seq) == 0
+        write_knowledge_history(service, 6, 2)
+        last = replay(service.journal.entries_after(0)).knowledge.position
+        service.journal.write_batch("ann", [lambda n=n: plan_note(f"later {n}") for n in range(700)])
+        assert last > 30 and knowledge_position(service.graph, service.journal.seq) == last
+        assert knowledge_position(service.graph, last) == last and knowledge_position(service.graph, 30) == 0
+    finally:
+        service.close()
