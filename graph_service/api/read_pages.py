@@ -67,10 +67,16 @@ def _indexed_page(graph: GraphPort, kind: str, query: str, params: dict[str, Any
             if len(rows) > size:
                 break
     found = records(rows)
-    stem = query.removesuffix("_page")
-    return Page(rows=found[:size], more=len(found) > size, counted=Counted(
-        lambda: graph.run(stem + "_count", params)[0]["total"],
-        (lambda: graph.run(stem + "_before", {**params, "after": start})[0]["earlier"]) if start else False))
+    return Page(rows=found[:size], more=len(found) > size,
+                counted=counted_by(graph, query.removesuffix("_page"), params, start))
+
+
+def counted_by(graph: GraphPort, stem: str, params: dict[str, Any], start: Any) -> Counted:
+    """A page's counts, read only when asked: `total` by the query `stem`_count over the filter `params`, and
+    `earlier` by `stem`_before, whether a match sorts at or before the cursor `start` (none before an empty
+    cursor, so no read)."""
+    return Counted(lambda: graph.run(stem + "_count", params)[0]["total"],
+                   (lambda: graph.run(stem + "_before", {**params, "after": start})[0]["earlier"]) if start else False)
 
 
 # A first window of journal positions: the mix opens a dispute about every 160 entries, so a page of 20 takes
@@ -200,9 +206,8 @@ def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], 
                                           size + 1)
         else:
             ids = [r["id"] for r in graph.run("items_page", {**params, "after": start, "limit": size + 1})]
-        return ItemPage(rows=_rows(read, ids[:size]), more=len(ids) > size, counted=Counted(
-            lambda: graph.run("items_count", params)[0]["total"],
-            (lambda: graph.run("items_before", {**params, "after": start})[0]["earlier"]) if start else False))
+        return ItemPage(rows=_rows(read, ids[:size]), more=len(ids) > size,
+                        counted=counted_by(graph, "items", params, start))
     total = before = 0
     found: list[tuple[dict[str, Any], list[str]]] = []
     cursor = ""
