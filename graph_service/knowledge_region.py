@@ -45,8 +45,6 @@ from graph_service.knowledge.partial import (
     SUBJECT,
     SUPERSEDED_BY,
     UNIT_TIME,
-    Fetched,
-    Reader,
     RegionApplied,
     RegionPlanned,
     apply_answering,
@@ -59,6 +57,7 @@ from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState, scope_id
+from graph_service.partial_reads import Fetched, Reader
 from graph_service.projection import KEEPS_KNOWLEDGE
 from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort

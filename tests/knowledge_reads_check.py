@@ -15,9 +15,9 @@ from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.as_of import knowledge_ops
-from graph_service.knowledge.partial import NeedMore
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_region import apply_from_graph, plan_from_graph
+from graph_service.partial_reads import NeedMore
 from graph_service.service import Service
 from graph_service.state import StoreState
 from graph_service.storage.port import GraphPort

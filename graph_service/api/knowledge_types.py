@@ -42,11 +42,11 @@ from graph_service.fingerprint_as_of import fingerprints_kept
 from graph_service.history import check_position, node_as_of
 from graph_service.knowledge import planning
 from graph_service.knowledge.as_of import dispute_of_props
-from graph_service.knowledge.partial import NeedMore
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id, question_text
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge_region import KnowledgeRead
+from graph_service.partial_reads import NeedMore
 from graph_service.projection import KEEPS_NOW_READS
 from graph_service.service import Service
 from graph_service.state import StoreState, status_changes

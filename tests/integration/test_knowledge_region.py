@@ -15,9 +15,10 @@ import pytest
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import knowledge_ops
-from graph_service.knowledge.partial import ITEMS, Fetched, NeedMore, RegionApplied, operations_of
+from graph_service.knowledge.partial import ITEMS, RegionApplied, operations_of
 from graph_service.knowledge.region import RegionStart, RegionUnknown, region_start
 from graph_service.knowledge_region import apply_from_graph, knowledge_region, region_members
+from graph_service.partial_reads import Fetched, NeedMore
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
 from graph_service.state import StoreState

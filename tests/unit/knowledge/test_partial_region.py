@@ -16,7 +16,8 @@ import pytest
 from graph_service.domain import Draft
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
-from graph_service.knowledge.partial import ITEMS, NeedMore, apply_from_whole_state, plan_from_whole_state
+from graph_service.knowledge.partial import ITEMS, apply_from_whole_state, plan_from_whole_state
+from graph_service.partial_reads import NeedMore
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.state import StoreState
 from tests.integration.knowledge_histories import write_knowledge_history

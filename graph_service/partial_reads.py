@@ -1,0 +1,169 @@
+"""Maps that hold some keys of a store's parts and read any other through a source the caller gives, so a
+pure rule applied on them reads only what it touches (knowledge.partial, beliefs.partial). Pure: what is read
+comes from a function, never from a driver."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class NeedMore(LookupError):
+    """The scratch state was asked for what it was not given: `part` at `key` (WHOLE: every key)."""
+
+    def __init__(self, part: str, key: Hashable) -> None:
+        super().__init__(f"{part}[{key!r}] was not fetched")
+        self.part, self.key = part, key
+
+
+WHOLE = "<every key>"
+
+
+Answer = Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]
+"""A source of the store's parts: `answer(part, key)` gives {part: {key: what is there}} for the key asked
+(None: nothing there), and any more keys, of any part, it chose to send with it."""
+
+
+class Reader:
+    """What the scratch states of one application read through: on a miss, the source's answer is fetched
+    once, kept in `fetched` as the store held it, and given to every map of every state registered, each
+    keeping its own copy of what the rules change in place (see `convert`)."""
+
+    def __init__(self, answer: Answer, fetched: Fetched) -> None:
+        self.answer, self.fetched = answer, fetched
+        self.targets: list[dict[str, Any]] = []
+        self.reads = 0
+
+    def register(self, targets: dict[str, Any]) -> None:
+        """Give these part-keyed targets (each with `absorb`) what was fetched so far, and all that follows."""
+        self.targets.append(targets)
+        for part, found in self.fetched.parts.items():
+            if found and part in targets:
+                targets[part].absorb(found)
+
+    def read(self, part: str, key: Hashable) -> None:
+        """Fetch `part` at `key` from the source; NeedMore if it did not send it."""
+        found = self.answer(part, key)
+        if key not in found.get(part, {}):
+            raise NeedMore(part, key)
+        self.reads += 1
+        for other, entries in found.items():
+            new = {k: v for k, v in entries.items() if k not in self.fetched.parts.get(other, {})}
+            self.fetched.add(other, new)
+            for targets in self.targets:
+                if other in targets:
+                    targets[other].absorb(new)
+
+
+def _as_set(value: Any) -> Any:
+    return set(value) if value else None
+
+
+def _as_list(value: Any) -> Any:
+    return list(value) if value else None
+
+
+def _as_is(value: Any) -> Any:
+    return value if value is not None and value != () else None
+
+
+class PartialMap(dict):  # type: ignore[type-arg]
+    """A map holding some keys of the whole store's: a key it knows (present or known absent) reads as the
+    whole map would; any other is read through `reader` first (NeedMore when there is none). Writing a key
+    makes it known (the rules then own it). What is absorbed is converted by `convert` (a copy of what the
+    rules change in place; None: known absent)."""
+
+    def __init__(self, part: str, reader: Reader | None, convert: Callable[[Any], Any] = _as_is) -> None:
+        super().__init__()
+        self.part, self.reader, self.convert = part, reader, convert
+        self.known: set[Any] = set()
+
+    def absorb(self, found: Mapping[Any, Any]) -> None:
+        """Take what the store holds at keys not known yet (a known key may have been changed by the rules)."""
+        for key, value in found.items():
+            if key not in self.known:
+                self.known.add(key)
+                held = self.convert(value)
+                if held is not None:
+                    dict.__setitem__(self, key, held)
+
+    def _check(self, key: Any) -> None:
+        if key not in self.known:
+            if self.reader is None:
+                raise NeedMore(self.part, key)
+            self.reader.read(self.part, key)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._check(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._check(key)
+        return super().__contains__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._check(key)
+        return super().get(key, default)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        self._check(key)
+        return super().setdefault(key, default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self._check(key)
+        return super().pop(key, *default)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.known.add(key)
+        super().__setitem__(key, value)
+
+    def update(self, *others: Any, **more: Any) -> None:
+        for key, value in dict(*others, **more).items():
+            self[key] = value
+
+    # Whole-map reads: the rules of a write with a region never make them (a flag over everything and a
+    # snapshot of everything do: they touch the whole store).
+    def __iter__(self) -> Iterator[Any]:
+        raise NeedMore(self.part, WHOLE)
+
+    def __len__(self) -> int:
+        raise NeedMore(self.part, WHOLE)
+
+    def keys(self) -> Any:
+        raise NeedMore(self.part, WHOLE)
+
+    def values(self) -> Any:
+        raise NeedMore(self.part, WHOLE)
+
+    def items(self) -> Any:
+        raise NeedMore(self.part, WHOLE)
+
+
+class DerivedMap(PartialMap):
+    """A map whose value at a key is worked out the first time the key is read (`derive` gives whether the
+    key is present, and its value; it reads what it needs through the state's reader), then held as any other."""
+
+    def __init__(self, part: str, derive: Callable[[Any], tuple[bool, Any]]) -> None:
+        super().__init__(part, None)
+        self._derive = derive
+
+    def _check(self, key: Any) -> None:
+        if key not in self.known:
+            present, value = self._derive(key)
+            self.known.add(key)
+            if present:
+                dict.__setitem__(self, key, value)
+
+
+@dataclass
+class Fetched:
+    """What has been fetched of the store so far, part by part (a key with None: known to be absent)."""
+
+    parts: dict[str, dict[Any, Any]] = field(default_factory=dict)
+
+    def add(self, part: str, found: Mapping[Any, Any]) -> None:
+        self.parts.setdefault(part, {}).update(found)
+
+    def count(self, part: str) -> int:
+        return len(self.parts.get(part, {}))
