@@ -24,6 +24,9 @@ after round, the sizes interleaved, each read below is timed in-process on the e
 - the fingerprint now as the service reads it (fingerprint_as_of.fingerprints_kept: the two running sums on
   the Fingerprint nodes), and the beliefs' part as it was computed before (every belief's row, sorted and
   hashed in memory);
+- `impact` of retracting one item that evidence rests on (a fixed sample, the same item for both in a
+  round): read from the graph (impact_from_graph: scratch states that read what the change reaches) and
+  on the whole in-memory state (impact.store_impact, what the service answered before);
 - a raw one-node read (head_read): the round trip every figure includes.
 
 It prints each figure's median per size and its growth from the smallest size to the largest; the bar
@@ -34,6 +37,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
+import random
 import statistics
 import sys
 import tempfile
@@ -48,6 +53,8 @@ from graph_service.api.read_pages import belief_page_now, dispute_page_now, item
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
+from graph_service.impact import store_impact
+from graph_service.impact_from_graph import impact_from_graph
 from graph_service.journal.chain import canonical_json
 from graph_service.knowledge_region import KnowledgeRead
 from graph_service.questions.ranking import open_question_rows
@@ -63,10 +70,21 @@ NO_ITEM_FILTER = {"ids": None, "key": None, "s": None, "r": None, "kinds": None,
 WINDOW_ITEM_FILTER = {k: v for k, v in NO_ITEM_FILTER.items() if k != "ids"}
 
 
-def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
+def impact_sample(service: Service, seed: int, size: int = 8) -> list[str]:
+    """Live items some live evidence row rests on (any live item in a store with none), a fixed random sample:
+    what `impact` is asked of."""
+    state = service.state
+    rooted = {r for row in state.beliefs.rows.values() if row.root_kind == "item" and not row.retracted
+              for r in row.root_ids if state.present("item", r)}
+    pool = sorted(rooted) or sorted(i for i, rec in state.knowledge.items.items() if rec.live())  # a tiny store
+    return random.Random(seed).sample(pool, min(size, len(pool)))
+
+
+def reads(service: Service, first: int, seed: int = 7) -> dict[str, Callable[[], Any]]:
     """Each read the benchmark times, by name: the pages (gated), the counts, the items page as the service
-    cut it from its in-memory state before (read_pages.item_page) and the raw read."""
+    cut it from its in-memory state before (read_pages.item_page), impact both ways and the raw read."""
     graph = service.graph
+    on_graph, in_memory = itertools.cycle(impact_sample(service, seed)), itertools.cycle(impact_sample(service, seed))
     return {
         "beliefs page (windows)": lambda: belief_page_now(graph, NO_FILTER, descending=True, after_key=None,
                                                          after_id=None, limit=first + 1),
@@ -90,6 +108,8 @@ def reads(service: Service, first: int) -> dict[str, Callable[[], Any]]:
                                                                  service.state.questions),
         "fingerprint now": lambda: fingerprints_kept(graph, service.journal.seq),
         "fingerprint (every belief)": lambda: every_belief_hashed(service),
+        "impact (graph)": lambda: impact_from_graph(graph, service.journal.seq, [next(on_graph)]),
+        "impact (in memory)": lambda: store_impact(service.state, [next(in_memory)]),
         "raw read": lambda: graph.run("head_read"),
     }
 
@@ -103,6 +123,7 @@ def every_belief_hashed(service: Service) -> str:
 
 GATED = ("beliefs page (windows)", "items page (windows)", "disputes page (windows)", "flags page", "fingerprint now")
 # Open questions are not gated: they rank every open target, and the mix's open targets grow with the store.
+# Impact is not gated: what a retraction reaches in the mix grows with the store (its components do).
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,13 +145,16 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(service.state.beliefs.beliefs):,} beliefs, {len(service.state.knowledge.items):,} items",
                   file=sys.stderr)
             services[size] = service
-        timed = {size: reads(service, args.first) for size, service in services.items()}
+        timed = {size: reads(service, args.first, args.seed) for size, service in services.items()}
         for size, named in timed.items():  # the two belief pages agree, so the figures compare like with like
             assert named["beliefs page (windows)"]() == named["beliefs page (every belief)"](), size
             assert named["fingerprint now"]() == services[size].state.fingerprints(), size
             assert named["items page (windows)"]() == [r["id"] for r in named["items page (id index)"]()], size
             assert named["open questions (graph)"]() == named["open questions (in memory)"](), size
             assert named["disputes page (windows)"]() == named["disputes page (one window)"](), size
+            for item in impact_sample(services[size], args.seed):
+                assert impact_from_graph(services[size].graph, services[size].journal.seq, [item]) == store_impact(
+                    services[size].state, [item]), (size, item)
         for _ in range(args.rounds):
             for size, named in timed.items():
                 for name, read in named.items():

@@ -12,12 +12,13 @@ touched, and the cost is what the cascade touches, never the store.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from graph_service.beliefs.state import BeliefState
 from graph_service.journal.chain import Entry
+from graph_service.knowledge.state import KnowledgeState
 from graph_service.state import RETRACTED, StoreState
 
 K = TypeVar("K")
@@ -91,26 +92,38 @@ def store_impact(state: StoreState, items: Iterable[str] = (), observations: Ite
 
     Equal to what those writes then do (the items retracted in one entry or one after another).
     Ids never written are ignored (the API checks them first)."""
-    knowledge = state.knowledge.impact(items)
-    statuses = knowledge.status_changes()
-    supports = {i: (before.support, after.support) for i, (before, after) in knowledge.items.items()
+    marked = [o for o in dict.fromkeys(observations) if state.has_observation(o)]
+    return impact_on(state.knowledge, lambda: _sandbox(state.beliefs), state.present, state.position + 1,
+                     items, marked)
+
+
+def impact_on(knowledge: KnowledgeState, beliefs: Callable[[], BeliefState], present: Callable[[str, str], bool],
+              seq: int, items: Iterable[str], observations: Iterable[str]) -> StoreImpact:
+    """What retracting `items` and marking `observations` (each one written) inaccurate at position `seq`
+    would change, on these states: a knowledge state the retraction's evaluation runs on (it is not changed)
+    and, made only when a belief may move, a belief state the cascade may change (a sandbox of the whole
+    layer, or a scratch state that reads what the cascade touches: graph_service.impact_from_graph).
+    `present(kind, id)`: whether an evidence root is present now (StoreState.present)."""
+    found = knowledge.impact(items)
+    statuses = found.status_changes()
+    supports = {i: (before.support, after.support) for i, (before, after) in found.items.items()
                 if before.status == after.status and before.support != after.support}
     gone = sorted(i for i, (before, after) in statuses.items() if after == RETRACTED != before)
     back = sorted(i for i, (before, after) in statuses.items() if before == RETRACTED != after)
-    marked = sorted(o for o in dict.fromkeys(observations) if state.has_observation(o))
+    marked = sorted(dict.fromkeys(observations))
     if not (gone or back or marked):
         return StoreImpact(statuses, supports, {})
-    sandbox = _sandbox(state.beliefs)
-    entry = Entry(seq=state.position + 1, op="impact", by="impact", at=0, payload={})
+    sandbox = beliefs()
+    entry = Entry(seq=seq, op="impact", by="impact", at=0, payload={})
 
-    def present(root_kind: str, root_id: str) -> bool:
+    def present_after(root_kind: str, root_id: str) -> bool:
         if root_kind == "item" and root_id in statuses:
             return statuses[root_id][1] != RETRACTED
-        return state.present(root_kind, root_id)
+        return present(root_kind, root_id)
 
     changes: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {}
     steps = [lambda: sandbox.roots_gone("item", gone, entry) if gone else None,
-             lambda: sandbox.roots_back("item", back, entry, present) if back else None,
+             lambda: sandbox.roots_back("item", back, entry, present_after) if back else None,
              lambda: sandbox.roots_gone("observation", marked, entry) if marked else None]
     for step in steps:
         applied = step()

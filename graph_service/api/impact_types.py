@@ -10,8 +10,12 @@ from graph_service.api.belief_mutations import BeliefChange, BeliefSnapshot
 from graph_service.api.context import caught_up
 from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange
+from graph_service.api.long_work import off_the_loop
 from graph_service.errors import NotFound
-from graph_service.impact import store_impact
+from graph_service.impact import StoreImpact, store_impact
+from graph_service.impact_from_graph import impact_from_graph
+from graph_service.projection import KEEPS_NOW_READS
+from graph_service.state import StoreState
 
 
 @strawberry.type(description="An item whose support (the assertions it stands on) would change, its status not.")
@@ -42,19 +46,20 @@ class ImpactQuery:
                                   "reaches what rests on nothing retracted: a competitor that stands again, and "
                                   "what it refutes in turn. Unknown ids are NOT_FOUND.")
     @user_errors
-    def impact(self, info: strawberry.Info[Any, Any],
-               items: Annotated[list[str] | None, strawberry.argument(
-                   description="Ids of items to suppose retracted.")] = None,
-               observations: Annotated[list[str] | None, strawberry.argument(
-                   description="Ids of observations to suppose marked inaccurate.")] = None) -> Impact:
-        state = caught_up(info).state
-        for i, item in enumerate(items or ()):
-            if state.knowledge.status(item) is None:
-                raise NotFound(f"items[{i}]: no item {item!r}", field="items")
-        for i, observation in enumerate(observations or ()):
-            if not state.has_observation(observation):
-                raise NotFound(f"observations[{i}]: no observation {observation!r}", field="observations")
-        found = store_impact(state, items or (), observations or ())
+    async def impact(self, info: strawberry.Info[Any, Any],
+                     items: Annotated[list[str] | None, strawberry.argument(
+                         description="Ids of items to suppose retracted.")] = None,
+                     observations: Annotated[list[str] | None, strawberry.argument(
+                         description="Ids of observations to suppose marked inaccurate.")] = None) -> Impact:
+        service = caught_up(info)
+        if service.journal.keeps_at_least(KEEPS_NOW_READS):
+            # From the graph, reading what the change reaches (graph_service.impact_from_graph), in a worker
+            # thread: a cascade's reads are round trips the loop need not wait on.
+            upto = min(service.journal.seq, service.journal.projected)
+            found = await off_the_loop(lambda: impact_from_graph(service.graph, upto, items or (),
+                                                                 observations or ()), "past")
+        else:  # a store written before the graph kept what that reads: its state's, on the loop
+            found = _impact_of_state(service.state, items or (), observations or ())
         after = {b: _snapshot(a) for b, (_, a) in found.beliefs.items()}
         return Impact(
             items=[StatusChange.of(i, b, a) for i, (b, a) in found.items.items()],
@@ -62,3 +67,14 @@ class ImpactQuery:
             beliefs=[BeliefChange(belief=b, before=_snapshot(before), after=after[b])  # type: ignore[arg-type]
                      for b, (before, _) in found.beliefs.items()],
         )
+
+
+def _impact_of_state(state: StoreState, items: list[str], observations: list[str]) -> StoreImpact:
+    """impact on the whole in-memory state, NotFound naming the first id it never wrote."""
+    for i, item in enumerate(items):
+        if state.knowledge.status(item) is None:
+            raise NotFound(f"items[{i}]: no item {item!r}", field="items")
+    for i, observation in enumerate(observations):
+        if not state.has_observation(observation):
+            raise NotFound(f"observations[{i}]: no observation {observation!r}", field="observations")
+    return store_impact(state, items, observations)
