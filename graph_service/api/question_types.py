@@ -25,11 +25,11 @@ from graph_service.domain import Draft
 from graph_service.history import check_position
 from graph_service.projection import KEEPS_NOW_READS
 from graph_service.questions import plans
-from graph_service.questions.candidates import Score
+from graph_service.questions.candidates import Candidate, Score
 from graph_service.questions.ranking import open_question_rows
 from graph_service.questions.select import Selection
 from graph_service.questions.state import QuestionRecord, UnknownRecord
-from graph_service.questions.targets import StateTargets
+from graph_service.questions.targets import StateTargets, TargetView
 from graph_service.service import Service
 from graph_service.targets_from_graph import GraphTargets
 
@@ -205,6 +205,18 @@ async def _page_of(service: Service, now: Callable[..., Page[R]], job: str, reco
                           record_of)
 
 
+async def _open_targets_off_the_loop(service: Service) -> tuple[int, list[Candidate]] | None:
+    """The open targets as `nextQuestion` ranks them, read from the graph in a worker thread (as openQuestions
+    reads them), with the position they are read at; None for a store whose graph does not keep what that
+    reads, or one the graph is behind (the state's, then, on the loop)."""
+    upto = service.journal.seq
+    if not service.journal.keeps_at_least(KEEPS_NOW_READS) or service.journal.projected < upto:
+        return None
+    view, read = service.state.questions.ranking_view(), knowledge_read(service)
+    found = await off_the_loop(lambda: TargetView(GraphTargets(service.graph, read), view).candidates(), "past")
+    return upto, found
+
+
 @strawberry.type
 class QuestionQuery:
     @strawberry.field(description="Every open target ranked as the fallback would rank it, with its question "
@@ -296,9 +308,12 @@ class QuestionMutation:
         service = service_of(info)
         declaration = _declaration(declare) if declare is not None else None
         chosen: list[plans.NextQuestion] = []
+        ranked = await _open_targets_off_the_loop(service)
 
         def plan() -> Draft:
-            chosen[:] = [plans.plan_next_question(service.state, preferred, declaration)]
+            # The targets read off the loop, if nothing was written since; else the state's, here (exact either way).
+            candidates = ranked[1] if ranked is not None and ranked[0] == service.journal.seq else None
+            chosen[:] = [plans.plan_next_question(service.state, preferred, declaration, candidates)]
             if chosen[0].draft is None:
                 raise _NothingToAsk
             return chosen[0].draft

@@ -20,7 +20,7 @@ from graph_service.journal.chain import canonical_json
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.answers import clean_text
-from graph_service.questions.candidates import DISPUTE, STALE_ITEM
+from graph_service.questions.candidates import DISPUTE, STALE_ITEM, Candidate
 from graph_service.questions.select import Selection, select_next_question
 from graph_service.questions.state import QuestionRecord, QuestionState
 from graph_service.questions.targets import NOT_ASKED_AS_STALE, StateTargets, TargetView
@@ -71,10 +71,13 @@ class NextQuestion:
     declared: str | None
 
 
-def select(store: StoreState, preferred: str | None = None, declared: Draft | None = None) -> Selection:
-    """The next question over every open target of the store (and the one `declared` adds)."""
+def select(store: StoreState, preferred: str | None = None, declared: Draft | None = None,
+           candidates: list[Candidate] | None = None) -> Selection:
+    """The next question over every open target of the store (and the one `declared` adds); `candidates`:
+    the open targets read beforehand (see plan_next_question), else read from the state."""
     view = TargetView(StateTargets(store.knowledge), store.questions)
-    candidates = view.candidates()
+    if candidates is None:
+        candidates = view.candidates()
     added = [view.added(declared, store.position + 1)] if declared is not None else []
     extra: list[Any] = []
     others: dict[str, str] = {}
@@ -84,12 +87,15 @@ def select(store: StoreState, preferred: str | None = None, declared: Draft | No
 
 
 def plan_next_question(
-    store: StoreState, preferred: str | None = None, declare: Mapping[str, Any] | None = None
+    store: StoreState, preferred: str | None = None, declare: Mapping[str, Any] | None = None,
+    candidates: list[Candidate] | None = None,
 ) -> NextQuestion:
-    """Choose the next question and draft asking it (with the request's declaration, if any)."""
+    """Choose the next question and draft asking it (with the request's declaration, if any). `candidates`:
+    the store's open targets as TargetView.candidates gives them at its position, read beforehand (from the
+    graph); None: read from the store's state here."""
     declared = plan_declare(store, **dict(declare)) if declare is not None else None
     declared_id = declared.payload["id"] if declared is not None else None
-    selection = select(store, preferred, declared)
+    selection = select(store, preferred, declared, candidates)
     existing = store.questions.open_question_for(selection.target.id) if selection.target else None
     if selection.target is None or existing is not None:
         return NextQuestion(selection, declared, existing, declared_id)

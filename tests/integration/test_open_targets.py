@@ -173,3 +173,55 @@ def test_open_questions_rank_in_a_worker_thread_not_on_the_event_loop(
         assert where == ["a worker thread"], where
     finally:
         service.close()
+
+
+NEXT = "mutation { nextQuestion { id target targetKind path ranking { target } } }"
+
+
+def test_next_question_ranks_the_graphs_targets_off_the_loop_and_the_states_if_a_write_came_between(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graph_service.api import question_types
+
+    where: list[str] = []
+    read = question_types._open_targets_off_the_loop
+
+    async def recorded(service: Service) -> Any:
+        found = await read(service)
+        where.append("graph" if found is not None else "none")
+        return found
+
+    monkeypatch.setattr(question_types, "_open_targets_off_the_loop", recorded)
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 80, 4)
+        client = TestClient(create_app(service.settings, service=service))
+        ranked = [r["target"] for r in open_question_rows(StateTargets(service.state.knowledge),
+                                                          service.state.questions)]
+        assert ranked, "the history leaves targets open"
+        got = gql(client, NEXT)
+        assert "errors" not in got, got
+        asked = got["data"]["nextQuestion"]
+        # What was chosen is the whole state's first, and the ranking journalled is the whole state's.
+        assert asked["target"] == ranked[0] and [s["target"] for s in asked["ranking"]] == ranked, asked
+        assert where == ["graph"], where
+
+        # A dispute closed in the graph alone is not ranked: the targets were the graph's.
+        disputes = [t for t in ranked[1:] if t.startswith("d-")]  # dispute ids (records.dispute_id)
+        assert disputes, ranked
+        backend.raw(service.graph, "MATCH (d:Dispute {id: $id}) SET d.open = false", {"id": disputes[0]})
+        tampered = gql(client, NEXT)["data"]["nextQuestion"]
+        assert disputes[0] not in [s["target"] for s in tampered["ranking"]], tampered
+
+        # Read at a position a write then passed: the plan reads the state's targets instead (the tampered
+        # graph's are not what it ranks).
+        async def stale(service: Service) -> Any:
+            return service.journal.seq - 1, []
+
+        monkeypatch.setattr(question_types, "_open_targets_off_the_loop", stale)
+        again = gql(client, NEXT)["data"]["nextQuestion"]
+        whole = [r["target"] for r in open_question_rows(StateTargets(service.state.knowledge),
+                                                         service.state.questions)]
+        assert [s["target"] for s in again["ranking"]] == whole and disputes[0] in whole, again
+        backend.raw(service.graph, "MATCH (d:Dispute {id: $id}) SET d.open = true", {"id": disputes[0]})
+    finally:
+        service.close()
