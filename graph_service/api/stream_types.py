@@ -8,8 +8,10 @@ import strawberry
 
 from graph_service.api.context import caught_up, journal_write, service_of
 from graph_service.api.errors import user_errors
+from graph_service.api.long_work import off_the_loop
 from graph_service.api.scalars import Long
 from graph_service.history import check_position
+from graph_service.projection import KEEPS_NOW_READS
 from graph_service.service import Service
 from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, Recalled, recall
 from graph_service.stream.as_of import stream_at
@@ -102,7 +104,7 @@ class StreamQuery:
     @strawberry.field(description="An observer's top k rows at tick `now` by recency and importance; ties by "
                                   "write order. A row after `now` is an error.")
     @user_errors
-    def recall(self, info: strawberry.Info[Any, Any], observer: ObserverName,
+    async def recall(self, info: strawberry.Info[Any, Any], observer: ObserverName,
                now: Annotated[int, strawberry.argument(description="The tick to recall at; ages are now − tick.")],
                k: Annotated[int, strawberry.argument(description="How many rows at most (not negative).")] = 5,
                half_life: Annotated[float, strawberry.argument(
@@ -115,10 +117,17 @@ class StreamQuery:
                    description="Recall the stream as it was at this journal position (0 to the head), from the "
                                "graph's history: the rows written by then. Null: now.")] = None) -> list[RecallRow]:
         service = caught_up(info)
-        if as_of is None:
+        if as_of is None and service.journal.keeps_at_least(KEEPS_NOW_READS):
+            # The observer's rows from the graph at the position it holds, in a worker thread: what the
+            # ranking reads is the observer's rows, never the store (nor the in-memory state's copy of them).
+            upto = min(service.journal.seq, service.journal.projected)
+            ranked = await off_the_loop(lambda: _recall_as_of(service, observer, upto, now, k, half_life, w_recency,
+                                                              w_importance), "past")
+        elif as_of is None:  # a store written before the graph kept what the service reads: its state's
             ranked = service.state.stream.recall(observer, now, k, half_life, w_recency, w_importance)
         else:
-            ranked = _recall_as_of(service, observer, as_of, now, k, half_life, w_recency, w_importance)
+            ranked = await off_the_loop(lambda: _recall_as_of(service, observer, as_of, now, k, half_life,
+                                                              w_recency, w_importance), "past")
         return [RecallRow(**r.as_dict()) for r in ranked]
 
 

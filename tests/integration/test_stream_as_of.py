@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
@@ -183,7 +184,8 @@ def _check_observations_as_of(client: TestClient, entries: list[Any]) -> None:
             assert got == expected, (observation_id, position)
 
 
-def test_recall_and_the_question_lists_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
+def test_recall_and_the_question_lists_as_of_any_position_are_the_replay_s(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
     service = Service.open(backend.settings())
     try:
         _history(service, 160, 11)
@@ -235,6 +237,18 @@ def test_recall_and_the_question_lists_as_of_any_position_are_the_replay_s(backe
         assert any(r["id"] == marked for r in _got_recall(client, {
             "o": next(o.observer for o in replay(entries).stream.observations() if o.id == marked),
             "now": 10**6, "k": 10**4, "h": 50.0, "wr": 1.0, "wi": 1.0, "n": head}))  # inaccurate rows stay
+        # recall now (asOf null) reads the observer's rows from the graph at the head, not the in-memory state's.
+        now_args = [{"o": o.id, "now": 10**6 - i, "k": i, "h": 50.0, "wr": 1.0, "wi": 0.5 + i / 10, "n": None}
+                    for i, o in enumerate(service.state.stream.observers())] + [
+            {"o": "eye-99", "now": 5, "k": 3, "h": 50.0, "wr": 1.0, "wi": 1.0, "n": None}]
+        expected_now = [_expected_recall(service.state, a) for a in now_args]
+        assert sum(isinstance(e, list) and len(e) > 0 for e in expected_now) >= 2, expected_now
+
+        def not_read(*args: Any) -> Any:
+            raise AssertionError("recall read the in-memory state")
+
+        monkeypatch.setattr(service.state.stream, "recall", not_read)
+        assert [_got_recall(client, a) for a in now_args] == expected_now
         past = gql(client, RECALL, {"o": "cam-1", "now": 10**6, "k": 3, "h": 50.0, "wr": 1.0, "wi": 1.0, "n": head + 1})
         assert past["errors"][0]["extensions"]["field"] == "asOf" and "is not in the journal" in \
             past["errors"][0]["message"]
