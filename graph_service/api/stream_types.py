@@ -14,7 +14,7 @@ from graph_service.history import check_position
 from graph_service.projection import KEEPS_NOW_READS
 from graph_service.service import Service
 from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, Recalled, recall
-from graph_service.stream.as_of import stream_at
+from graph_service.stream.as_of import stream_at, stream_now
 from graph_service.stream.rows import check_actor
 
 
@@ -95,6 +95,15 @@ def _recall_as_of(service: Service, observer: str, as_of: int, now: int, k: int,
     return recall(stream_at(history, name, as_of, table), now, k, half_life, w_recency, w_importance, table=table)
 
 
+def _recall_now(service: Service, observer: str, now: int, k: int, half_life: float, w_recency: float,
+                w_importance: float) -> tuple[Recalled, ...]:
+    """The head's ranking over the observer's rows as the graph's nodes hold them (one statement)."""
+    name = check_actor(observer, "observer")
+    table = service.state.stream.table
+    rows = stream_now(service.graph.run("observer_stream", {"observer": name}), name, table)
+    return recall(rows, now, k, half_life, w_recency, w_importance, table=table)
+
+
 ObserverName = Annotated[str, strawberry.argument(description="The observer, spelt as actors are (NFKC, case-folded).")]
 Tick = Annotated[int, strawberry.argument(description="The observer's tick it happened at (not negative).")]
 
@@ -118,11 +127,10 @@ class StreamQuery:
                                "graph's history: the rows written by then. Null: now.")] = None) -> list[RecallRow]:
         service = caught_up(info)
         if as_of is None and service.journal.keeps_at_least(KEEPS_NOW_READS):
-            # The observer's rows from the graph at the position it holds, in a worker thread: what the
-            # ranking reads is the observer's rows, never the store (nor the in-memory state's copy of them).
-            upto = min(service.journal.seq, service.journal.projected)
-            ranked = await off_the_loop(lambda: _recall_as_of(service, observer, upto, now, k, half_life, w_recency,
-                                                              w_importance), "past")
+            # The observer's rows from the graph as its nodes are now, in a worker thread: what the ranking
+            # reads is the observer's rows, never the store (nor the in-memory state's copy of them).
+            ranked = await off_the_loop(lambda: _recall_now(service, observer, now, k, half_life, w_recency,
+                                                            w_importance), "past")
         elif as_of is None:  # a store written before the graph kept what the service reads: its state's
             ranked = service.state.stream.recall(observer, now, k, half_life, w_recency, w_importance)
         else:

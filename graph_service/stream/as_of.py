@@ -34,12 +34,28 @@ def stream_at(history: Iterable[dict[str, Any]], observer: str, position: int,
     row of its stream: only nodes the observer's own rows wrote (`observer` set) count."""
     states = histories(history)
     actor = props_at(states.get(("Actor", observer), []), position)
+    rows = [(node_id, props) for (label, node_id), found in states.items()
+            if label == "Observation" and (props := props_at(found, position)) is not None]
+    return stream_of(actor, rows, observer, table)
+
+
+def stream_now(nodes: Iterable[dict[str, Any]], observer: str,
+               table: WeightTable = DEFAULT_TABLE) -> tuple[Observation, ...]:
+    """The rows of `observer` the graph holds now, in write order, from its Actor node's and its Observation
+    nodes' properties (rows of label and props: `cypher/observer_stream.cypher`); NotFound as stream_at."""
+    found = list(nodes)
+    actor = next((n["props"] for n in found if n["label"] == "Actor"), None)
+    return stream_of(actor, [(n["props"]["id"], n["props"]) for n in found if n["label"] == "Observation"], observer,
+                     table)
+
+
+def stream_of(actor: dict[str, Any] | None, observations: Iterable[tuple[str, dict[str, Any]]], observer: str,
+              table: WeightTable = DEFAULT_TABLE) -> tuple[Observation, ...]:
+    """The observer's rows in write order, given its Actor node's properties and the ids and properties of the
+    Observation nodes by it (a message it heard is one too, but no row of its stream: only those with `observer` set to
+    it count); NotFound, as the head's recall, for an observer that keeps no stream."""
     if actor is None or not actor.get("observer"):
         raise NotFound(f"observer {observer} is not declared", field="observer")
-    rows = []
-    for (label, node_id), found in states.items():
-        props = props_at(found, position) if label == "Observation" else None
-        if props is not None and props.get("observer") == observer:
-            seq, slot = _written_at(node_id)
-            rows.append(observation_from_row(props, seq, slot, table))
+    rows = [observation_from_row(props, *_written_at(node_id), table) for node_id, props in observations
+            if props.get("observer") == observer]
     return tuple(sorted(rows, key=lambda r: r.order))
