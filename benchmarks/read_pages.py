@@ -27,6 +27,8 @@ after round, the sizes interleaved, each read below is timed in-process on the e
 - `impact` of retracting one item that evidence rests on (a fixed sample, the same item for both in a
   round): read from the graph (impact_from_graph: scratch states that read what the change reaches) and
   on the whole in-memory state (impact.store_impact, what the service answered before);
+- `recall` of the observer with the most rows (top 5 at a tick past its last): from the graph's nodes
+  (stream_types.recall_now, what the service reads) and from the in-memory stream state (before);
 - a raw one-node read (head_read): the round trip every figure includes.
 
 It prints each figure's median per size and its growth from the smallest size to the largest; the bar
@@ -50,6 +52,7 @@ from typing import Any
 
 from benchmarks.service_shape import LOADER, mix
 from graph_service.api.read_pages import belief_page_now, dispute_page_now, item_ids_by_key_windows, item_page
+from graph_service.api.stream_types import recall_now
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
@@ -84,6 +87,8 @@ def reads(service: Service, first: int, seed: int = 7) -> dict[str, Callable[[],
     """Each read the benchmark times, by name: the pages (gated), the counts, the items page as the service
     cut it from its in-memory state before (read_pages.item_page), impact both ways and the raw read."""
     graph = service.graph
+    stream = service.state.stream
+    busiest = max((o.id for o in stream.observers()), key=lambda o: (len(stream.observations(o)), o))
     on_graph, in_memory = itertools.cycle(impact_sample(service, seed)), itertools.cycle(impact_sample(service, seed))
     return {
         "beliefs page (windows)": lambda: belief_page_now(graph, NO_FILTER, descending=True, after_key=None,
@@ -110,6 +115,8 @@ def reads(service: Service, first: int, seed: int = 7) -> dict[str, Callable[[],
         "fingerprint (every belief)": lambda: every_belief_hashed(service),
         "impact (graph)": lambda: impact_from_graph(graph, service.journal.seq, [next(on_graph)]),
         "impact (in memory)": lambda: store_impact(service.state, [next(in_memory)]),
+        "recall (graph)": lambda: recall_now(service, busiest, 10**9, 5, 50.0, 1.0, 1.0),
+        "recall (in memory)": lambda: service.state.stream.recall(busiest, 10**9, 5, 50.0, 1.0, 1.0),
         "raw read": lambda: graph.run("head_read"),
     }
 
@@ -123,6 +130,7 @@ def every_belief_hashed(service: Service) -> str:
 
 GATED = ("beliefs page (windows)", "items page (windows)", "disputes page (windows)", "flags page", "fingerprint now")
 # Open questions are not gated: they rank every open target, and the mix's open targets grow with the store.
+# Nor recall: it ranks every row of the observer, and the mix's observers gain rows as the store grows.
 # Impact is not gated: what a retraction reaches in the mix grows with the store (its components do).
 
 
@@ -152,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             assert named["items page (windows)"]() == [r["id"] for r in named["items page (id index)"]()], size
             assert named["open questions (graph)"]() == named["open questions (in memory)"](), size
             assert named["disputes page (windows)"]() == named["disputes page (one window)"](), size
+            assert named["recall (graph)"]() == named["recall (in memory)"](), size
             for item in impact_sample(services[size], args.seed):
                 assert impact_from_graph(services[size].graph, services[size].journal.seq, [item]) == store_impact(
                     services[size].state, [item]), (size, item)

@@ -95,7 +95,7 @@ def _recall_as_of(service: Service, observer: str, as_of: int, now: int, k: int,
     return recall(stream_at(history, name, as_of, table), now, k, half_life, w_recency, w_importance, table=table)
 
 
-def _recall_now(service: Service, observer: str, now: int, k: int, half_life: float, w_recency: float,
+def recall_now(service: Service, observer: str, now: int, k: int, half_life: float, w_recency: float,
                 w_importance: float) -> tuple[Recalled, ...]:
     """The head's ranking over the observer's rows as the graph's nodes hold them (one statement)."""
     name = check_actor(observer, "observer")
@@ -129,7 +129,7 @@ class StreamQuery:
         if as_of is None and service.journal.keeps_at_least(KEEPS_NOW_READS):
             # The observer's rows from the graph as its nodes are now, in a worker thread: what the ranking
             # reads is the observer's rows, never the store (nor the in-memory state's copy of them).
-            ranked = await off_the_loop(lambda: _recall_now(service, observer, now, k, half_life, w_recency,
+            ranked = await off_the_loop(lambda: recall_now(service, observer, now, k, half_life, w_recency,
                                                             w_importance), "past")
         elif as_of is None:  # a store written before the graph kept what the service reads: its state's
             ranked = service.state.stream.recall(observer, now, k, half_life, w_recency, w_importance)

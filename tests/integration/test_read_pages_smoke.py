@@ -16,6 +16,7 @@ def test_the_benchmark_runs_and_prints_every_read(capsys: pytest.CaptureFixture[
     for name in ("beliefs page (windows)", "items page (windows)", "items page (id index)", "fingerprint now",
                  "fingerprint (every belief)",
                  "open questions (graph)", "open questions (in memory)", "impact (graph)", "impact (in memory)",
+                 "recall (graph)", "recall (in memory)",
                  "raw read"):
         assert f"{name}: " in out, (name, out)
     assert out.count(" ms at 300") == out.count("\n"), out
