@@ -51,6 +51,7 @@ PAGE = 2_000
 # The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
 AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
+MAX_KEPT_PROJECTIONS = 100_000  # projections kept for a catch-up to write (Journal._unprojected)
 
 def _failure_of(pending: Future[int] | None) -> BaseException | None:
     """What a batch append in flight raised, once it is done (None: none in flight, or it landed)."""
@@ -116,6 +117,10 @@ class Journal:
         # process's own projection of the entry after it is on its way (`_projecting`).
         self._projected = 0
         self._projecting: int | None = None
+        # What this process applied and computed the projection of, but the graph does not hold yet (its
+        # statement failed, or one before it is missing): a catch-up writes these in order, in one guarded
+        # statement, where it used to replay the whole journal to derive them again.
+        self._unprojected: dict[int, Projection] = {}
         self.frontier = Frontier()
         self.broken: Finding | None = None
         self.legacy = False
@@ -159,6 +164,7 @@ class Journal:
         gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
         self._reset_domains()
         self.seq, self.hash, self.frontier, self.store_clock = 0, GENESIS, Frontier(), 0
+        self._unprojected.clear()
         self._projected = self.stored_head()["projected"]
         audit = JournalAudit(frontier=self.frontier)
         for row in self.entry_rows_after(0):
@@ -224,7 +230,7 @@ class Journal:
             # Behind only by the projection a write of this process has on its way: not missing, so no
             # replay (which would rebuild the whole state, here, on a read's path).
             in_flight = self._projecting == self.seq == self._projected + 1
-            if self._projected < self.seq and not in_flight:
+            if self._projected < self.seq and not in_flight and not self._project_kept():
                 self._replay_all()
                 return
             if head["seq"] == self.seq or self.broken is not None:
@@ -251,6 +257,8 @@ class Journal:
                                "graph but its projection writes nodes or edges")
         if entry.seq in self._awaited:  # applied by a catch-up while its own writer's append was on its way
             self._pending_results[entry.seq] = applied.result
+        if entry.seq > self._projected:  # kept until the graph holds it, whatever becomes of its statement
+            self._keep_unprojected(entry.seq, applied.projection)
         return applied
 
     def _apply(self, entry: Entry) -> Applied:
@@ -269,14 +277,46 @@ class Journal:
         if seq <= self._projected:
             return  # the graph already holds it (start-up, or another writer projected it)
         if self._projected < seq - 1:
-            return  # an earlier projection is missing: catch-up replays and projects in order
+            return  # an earlier projection is missing: catch-up projects them in order
         try:
             rows = self.graph.run(*projection_statement([(seq, applied.projection)]))
         except Exception:  # any backend failure: the journal stays the truth, the graph catches up
             log.exception("projection of journal entry %s failed; the next catch-up repairs it", seq)
             return
         if rows or self.stored_head()["projected"] >= seq:
-            self._projected = seq  # written now, or by another writer a moment before
+            self._projected_through(seq)  # written now, or by another writer a moment before
+
+    def _keep_unprojected(self, seq: int, projection: Projection) -> None:
+        # Bounded: past MAX_KEPT_PROJECTIONS (a backend refusing projections for that long) the gap is left to
+        # a replay, which derives them again, rather than held in memory.
+        if len(self._unprojected) < MAX_KEPT_PROJECTIONS:
+            self._unprojected[seq] = projection
+
+    def _projected_through(self, seq: int) -> None:
+        """The graph holds every projection up to `seq`: none of those is kept any longer."""
+        self._projected = max(self._projected, seq)
+        for kept in [s for s in self._unprojected if s <= self._projected]:
+            del self._unprojected[kept]
+
+    def _project_kept(self) -> bool:
+        """Write the projections the graph lacks, from `_projected` + 1 to the state's head, from those this
+        process kept, in one statement guarded by the projected position. False when some were never kept here
+        or the guard refused (the graph moved otherwise): those are left to a replay. A failed statement is
+        logged and the next catch-up tries again, as a replay's own projections would be (reads read the graph
+        at the position it holds)."""
+        self._projected_through(self._projected)
+        missing = range(self._projected + 1, self.seq + 1)
+        if not all(seq in self._unprojected for seq in missing):
+            return False
+        try:
+            rows = self.graph.run(*projection_statement([(seq, self._unprojected[seq]) for seq in missing]))
+        except Exception:  # any backend failure: the projections stay kept for the next catch-up
+            log.exception("projection of journal entries %s..%s failed again", missing.start, self.seq)
+            return True
+        if rows or self.stored_head()["projected"] >= self.seq:
+            self._projected_through(self.seq)
+            return True
+        return False
 
     def write(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None,
               role: str | None = None) -> WriteResult:
@@ -524,9 +564,12 @@ class Journal:
         if self._projected == first.seq - 1:
             try:
                 if self.graph.run(*projection_statement([(entry.seq, p) for entry, _, _, p in batch])):
-                    self._projected = batch[-1][0].seq
-            except Exception:  # the entries are durable: the next catch-up re-derives their projection
+                    self._projected_through(batch[-1][0].seq)
+            except Exception:  # the entries are durable: the next catch-up writes their projection
                 log.exception("projection of journal entries %s..%s failed", first.seq, batch[-1][0].seq)
+        if self._projected < batch[-1][0].seq:
+            for entry, _, _, projection in batch:
+                self._keep_unprojected(entry.seq, projection)
         return len(batch)
 
     @staticmethod

@@ -146,6 +146,9 @@ def test_a_failed_projection_is_repaired_by_the_next_catch_up(graph: GraphPort) 
                 raise error
         return real_run(name, params)
 
+    replays: list[int] = []
+    replay_all = service.journal._replay_all
+    service.journal._replay_all = lambda: (replays.append(service.journal.seq), replay_all())[1]  # type: ignore[method-assign]
     graph.run = flaky_run  # type: ignore[method-assign]
     try:
         for o in range(3):  # the first write's projection fails; the entry is durable all the same
@@ -158,9 +161,41 @@ def test_a_failed_projection_is_repaired_by_the_next_catch_up(graph: GraphPort) 
     service.journal.catch_up()
     head = service.journal.stored_head()
     assert head["projected"] == head["seq"] == 3
+    assert replays == []  # written from the projection kept (by the next write's catch-up): no replay
     assert service.verify().ok
     rows = graph.run("items_by_id", {"ids": sorted(service.state.knowledge.items)})
     assert sorted(r["item"]["status"] for r in rows) == ["active", "refuted", "refuted"]
+
+
+def test_projections_not_kept_past_the_bound_are_derived_again_by_a_replay(
+        graph: GraphPort, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The projections a catch-up writes are kept in memory only up to a bound; past it the gap is the
+    # replay's to derive again, and the graph ends the same.
+    import graph_service.journal.store as store
+
+    monkeypatch.setattr(store, "MAX_KEPT_PROJECTIONS", 1)
+    state = StoreState()
+    journal = Journal(graph, [state]).open()
+    real_run = graph.run
+    failing = {"on": True}
+
+    def refusing_run(name: str, params: dict | None = None) -> list[dict]:
+        if failing["on"] and name.startswith("project_"):
+            raise RuntimeError("the backend refused the projection")
+        return real_run(name, params)
+
+    monkeypatch.setattr(graph, "run", refusing_run)
+    for o in range(3):
+        raw = {"kind": "fact", "body": {"s": "lamp", "r": "is", "o": o}, "source": "outcome"}
+        journal.write("ann", lambda raw=raw: planning.plan_add(state.knowledge, raw, by="ann"))
+    assert len(journal._unprojected) == 1 and journal.stored_head()["projected"] == 0
+    replays: list[int] = []
+    replay_all = journal._replay_all
+    monkeypatch.setattr(journal, "_replay_all", lambda: (replays.append(journal.seq), replay_all())[1])
+    failing["on"] = False
+    journal.catch_up()
+    assert replays == [3] and journal.stored_head()["projected"] == 3 and journal._unprojected == {}
+    assert journal.verify().ok
 
 
 def test_an_append_whose_answer_was_lost_is_not_written_twice(graph: GraphPort) -> None:
@@ -350,7 +385,8 @@ def test_a_catch_up_while_a_writers_projection_is_on_its_way_replays_nothing(
     assert done.value.value.entry.seq == 2 and journal.stored_head()["projected"] == 2
     journal.catch_up()
     assert replays == [] and journal.verify().ok
-    # A projection that fails on its way is still found missing by the next catch-up, and repaired.
+    # A projection that fails on its way is still found missing by the next catch-up, and repaired from the
+    # projection this process kept, not by replaying the whole journal (which it used to do, on a read's path).
     lost = {**raw, "body": {"s": "pump", "r": "is", "o": "off"}}
     steps = journal.write_steps("ann", lambda: planning.plan_add(state.knowledge, lost, by="ann"))
     step = next(steps)
@@ -358,8 +394,9 @@ def test_a_catch_up_while_a_writers_projection_is_on_its_way_replays_nothing(
         step = steps.send(step())
     with pytest.raises(StopIteration):
         steps.send(None)  # the projection statement never ran
+    assert journal.stored_head()["projected"] == 2
     journal.catch_up()
-    assert replays == [3] and journal.stored_head()["projected"] == 3
+    assert replays == [] and journal.stored_head()["projected"] == 3 and journal.verify().ok
 
 
 def test_a_write_whose_append_lost_the_race_plans_again_on_the_winners_state(graph: GraphPort) -> None:
