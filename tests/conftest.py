@@ -12,6 +12,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -146,9 +147,21 @@ def _record_queries() -> None:
 _record_queries()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """Under pytest-xdist, the controller gathers what each worker executed (see pytest_sessionfinish)."""
+    for backend, names in getattr(node, "workeroutput", {}).get("executed", {}).items():
+        EXECUTED[backend].update(names)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A whole run of the suite (no selection) fails unless every query ran on both backends."""
+    """A whole run of the suite (no selection) fails unless every query ran on both backends. Under
+    pytest-xdist each worker hands the names it executed to the controller, which checks them all."""
     config = session.config
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: its part of the contract goes to the controller
+        workeroutput["executed"] = {backend: sorted(names) for backend, names in EXECUTED.items()}
+        return
     whole = not config.option.keyword and not config.option.markexpr.replace("not bench", "").strip() \
         and all(Path(a).resolve() == Path(config.rootpath, "tests").resolve() for a in config.args)
     if not whole or exitstatus != 0 or session.testscollected < 100:
