@@ -121,6 +121,7 @@ class Journal:
         # statement failed, or one before it is missing): a catch-up writes these in order, in one guarded
         # statement, where it used to replay the whole journal to derive them again.
         self._unprojected: dict[int, Projection] = {}
+        self._unprojected_lock = threading.Lock()  # a write's projection step prunes it from a worker thread
         self.frontier = Frontier()
         self.broken: Finding | None = None
         self.legacy = False
@@ -164,7 +165,8 @@ class Journal:
         gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
         self._reset_domains()
         self.seq, self.hash, self.frontier, self.store_clock = 0, GENESIS, Frontier(), 0
-        self._unprojected.clear()
+        with self._unprojected_lock:
+            self._unprojected.clear()
         self._projected = self.stored_head()["projected"]
         audit = JournalAudit(frontier=self.frontier)
         for row in self.entry_rows_after(0):
@@ -289,14 +291,16 @@ class Journal:
     def _keep_unprojected(self, seq: int, projection: Projection) -> None:
         # Bounded: past MAX_KEPT_PROJECTIONS (a backend refusing projections for that long) the gap is left to
         # a replay, which derives them again, rather than held in memory.
-        if len(self._unprojected) < MAX_KEPT_PROJECTIONS:
-            self._unprojected[seq] = projection
+        with self._unprojected_lock:
+            if len(self._unprojected) < MAX_KEPT_PROJECTIONS:
+                self._unprojected[seq] = projection
 
     def _projected_through(self, seq: int) -> None:
         """The graph holds every projection up to `seq`: none of those is kept any longer."""
         self._projected = max(self._projected, seq)
-        for kept in [s for s in self._unprojected if s <= self._projected]:
-            del self._unprojected[kept]
+        with self._unprojected_lock:
+            for kept in [s for s in self._unprojected if s <= self._projected]:
+                del self._unprojected[kept]
 
     def _project_kept(self) -> bool:
         """Write the projections the graph lacks, from `_projected` + 1 to the state's head, from those this
@@ -306,10 +310,12 @@ class Journal:
         at the position it holds)."""
         self._projected_through(self._projected)
         missing = range(self._projected + 1, self.seq + 1)
-        if not all(seq in self._unprojected for seq in missing):
+        with self._unprojected_lock:
+            kept = [(seq, self._unprojected[seq]) for seq in missing if seq in self._unprojected]
+        if len(kept) != len(missing):
             return False
         try:
-            rows = self.graph.run(*projection_statement([(seq, self._unprojected[seq]) for seq in missing]))
+            rows = self.graph.run(*projection_statement(kept))
         except Exception:  # any backend failure: the projections stay kept for the next catch-up
             log.exception("projection of journal entries %s..%s failed again", missing.start, self.seq)
             return True
