@@ -221,7 +221,8 @@ def serve(data: Path, log: Path, workers: int = 1, neo4j: LocalNeo4j | None = No
             first = now
         if health is not None and loaded is None:
             service = health[1].get("service")
-            if not isinstance(service, dict) or service.get("phase") != "connecting":
+            # loading and starting: the API's imports (graph_service.api.early); connecting: the server's load
+            if not isinstance(service, dict) or service.get("phase") not in ("loading", "starting", "connecting"):
                 loaded = now
         ready = probe(f"{base}/readyz", 2)
         if ready is not None and ready[0] == 200:

@@ -197,7 +197,7 @@ def _output(path: Path | None) -> Iterator[IO[str]]:
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
-    from graph_service.api.app import create_app
+    from graph_service.api.early import EarlyProbes
     from graph_service.serving import check_workers, serve_in_workers
 
     workers = check_workers(args.workers if args.workers is not None else settings.workers)
@@ -211,7 +211,13 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         failed.append(exc)
         server.should_exit = True
 
-    app = create_app(settings, on_start_failure=stop_serving)
+    def build() -> Any:
+        # About a second of imports: built behind the probes EarlyProbes answers meanwhile.
+        from graph_service.api.app import create_app
+
+        return create_app(settings, on_start_failure=stop_serving)
+
+    app = EarlyProbes(build, on_failure=stop_serving)
     server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_config=log_config()))
     server.run()
     if failed:

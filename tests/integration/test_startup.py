@@ -73,6 +73,9 @@ def test_probes_answer_while_the_journal_replays(backend: Backend, tmp_path: Pat
         replaying = [b for b in starting if b.get("phase") == "replaying"]
         assert replaying and all(b["of"] == ENTRIES and 0 <= b["replayed"] <= ENTRIES for b in replaying), starting
         assert all(status == 200 for name, status, _ in seen if name == "healthz"), seen
+        # The port answers before the API's imports are done (graph_service.api.early), not after them.
+        phases = [body.get("service", {}).get("phase") for name, _, body in seen if name == "healthz"]
+        assert phases[0] == "loading", phases[:5]
         graphql = urllib.request.Request(f"{base}/graphql", data=b'{"query": "{ head { seq } }"}',
                                          headers={"content-type": "application/json"})
         with urllib.request.urlopen(graphql, timeout=30) as answer:
