@@ -212,10 +212,19 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         server.should_exit = True
 
     def build() -> Any:
-        # About a second of imports: built behind the probes EarlyProbes answers meanwhile.
-        from graph_service.api.app import create_app
+        # About a second of imports, built behind the probes EarlyProbes answers meanwhile; the service starts
+        # opening first (the embedded server loads its files in a process of its own), so the two overlap.
+        from graph_service.api.startup import BackgroundStart
 
-        return create_app(settings, on_start_failure=stop_serving)
+        starting = BackgroundStart(settings, {}, stop_serving)
+        starting.begin()
+        try:
+            from graph_service.api.app import create_app
+
+            return create_app(settings, starting=starting)
+        except BaseException:
+            starting.stop()
+            raise
 
     app = EarlyProbes(build, on_failure=stop_serving)
     server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_config=log_config()))

@@ -31,14 +31,16 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: Settings | None = None, service: Service | None = None, *,
                on_start_failure: Callable[[BaseException], None] | None = None,
-               connection: dict[str, str] | None = None) -> Starlette:
+               connection: dict[str, str] | None = None, starting: BackgroundStart | None = None) -> Starlette:
     """The app; it opens the service on start-up (unless one is given) and closes what it opened.
 
     With `on_start_failure` the service opens in the background (see api/startup.py): the probes
     answer at once, and a failed start is handed to it; without, the start-up waits for the service.
-    `connection`: the store another process serves (`GraphPort.connection()`), instead of the configured one."""
+    `connection`: the store another process serves (`GraphPort.connection()`), instead of the configured one.
+    `starting`: a background start the caller began already (so the service opens while this app is built),
+    which the app then serves and stops, as its own."""
     settings = settings or Settings.from_env()
-    holder: dict[str, Any] = {}
+    holder: dict[str, Any] = starting.holder if starting is not None else {}
     if service is not None:
         holder["service"] = service
 
@@ -47,13 +49,17 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         if service is not None:
             yield
             return
-        if on_start_failure is not None:
-            starting = holder["starting"] = BackgroundStart(settings, holder, on_start_failure, connection)
-            starting.begin()
+        if starting is not None or on_start_failure is not None:
+            begun = starting
+            if begun is None:
+                assert on_start_failure is not None
+                begun = BackgroundStart(settings, holder, on_start_failure, connection)
+                begun.begin()
+            holder["starting"] = begun
             try:
                 yield
             finally:
-                await anyio.to_thread.run_sync(starting.stop)
+                await anyio.to_thread.run_sync(begun.stop)
             return
         holder["service"] = Service.connect(settings, connection)
         holder["service"].start()
