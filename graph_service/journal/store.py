@@ -51,7 +51,7 @@ PAGE = 2_000
 # The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
 AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
-MAX_KEPT_PROJECTIONS = 100_000  # projections kept for a catch-up to write (Journal._unprojected)
+MAX_KEPT_PROJECTIONS = 10_000  # projections kept for a catch-up to write in one statement (Journal._unprojected)
 
 def _failure_of(pending: Future[int] | None) -> BaseException | None:
     """What a batch append in flight raised, once it is done (None: none in flight, or it landed)."""
