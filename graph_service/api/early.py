@@ -9,20 +9,19 @@ sees a live process within its first second, not after the imports.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 
-RETRY_AFTER_SECONDS = "1"
+RETRY_AFTER_SECONDS = "2"  # what a request refused while the service starts is told to wait (api/startup.py too)
 
 
 class AppFailed(RuntimeError):
@@ -55,9 +54,11 @@ class EarlyProbes:
         if scope["type"] != "http":
             return
         if scope.get("path") == "/healthz":
-            await _json(send, 200, {"status": "ok", "service": {"status": "starting", "phase": self.phase}})
+            answer = JSONResponse({"status": "ok", "service": {"status": "starting", "phase": self.phase}})
         else:
-            await _json(send, 503, {"status": "starting", "phase": self.phase}, retry=True)
+            answer = JSONResponse({"status": "starting", "phase": self.phase}, status_code=503,
+                                  headers={"retry-after": RETRY_AFTER_SECONDS})
+        await answer(scope, receive, send)
 
     async def _lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Our start-up completes at once (so uvicorn binds the port); the real app's lifespan runs once it is
@@ -117,11 +118,3 @@ async def _run_lifespan(app: ASGIApp, scope: Scope, receive: MemoryObjectReceive
     except Exception as exc:
         await send.send({"type": "lifespan.startup.failed", "message": f"{type(exc).__name__}: {exc}"})
 
-
-async def _json(send: Send, status: int, body: dict[str, Any], *, retry: bool = False) -> None:
-    payload = json.dumps(body).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
-    if retry:
-        headers.append((b"retry-after", RETRY_AFTER_SECONDS.encode()))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": payload})

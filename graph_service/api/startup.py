@@ -19,13 +19,13 @@ from typing import Any
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from graph_service.api.early import RETRY_AFTER_SECONDS
 from graph_service.config import Settings
 from graph_service.service import Service
 
 log = logging.getLogger(__name__)
 
 STOP_WAIT_SECONDS = 60.0
-RETRY_AFTER_SECONDS = "2"
 
 
 class BackgroundStart:
