@@ -281,12 +281,19 @@ class Journal:
         if self._projected < seq - 1:
             return  # an earlier projection is missing: catch-up projects them in order
         try:
-            rows = self.graph.run(*projection_statement([(seq, applied.projection)]))
+            self._write_projections([(seq, applied.projection)])
         except Exception:  # any backend failure: the journal stays the truth, the graph catches up
             log.exception("projection of journal entry %s failed; the next catch-up repairs it", seq)
-            return
-        if rows or self.stored_head()["projected"] >= seq:
-            self._projected_through(seq)  # written now, or by another writer a moment before
+
+    def _write_projections(self, projections: list[tuple[int, Projection]]) -> bool:
+        """Write these consecutive entries' projections in one statement guarded by the projected position;
+        True once the graph holds them (written now, or by another writer a moment before). Raises what the
+        backend raises."""
+        last = projections[-1][0]
+        if self.graph.run(*projection_statement(projections)) or self.stored_head()["projected"] >= last:
+            self._projected_through(last)
+            return True
+        return False
 
     def _keep_unprojected(self, seq: int, projection: Projection) -> None:
         # Bounded: past MAX_KEPT_PROJECTIONS (a backend refusing projections for that long) the gap is left to
@@ -315,14 +322,10 @@ class Journal:
         if len(kept) != len(missing):
             return False
         try:
-            rows = self.graph.run(*projection_statement(kept))
+            return self._write_projections(kept)
         except Exception:  # any backend failure: the projections stay kept for the next catch-up
             log.exception("projection of journal entries %s..%s failed again", missing.start, self.seq)
             return True
-        if rows or self.stored_head()["projected"] >= self.seq:
-            self._projected_through(self.seq)
-            return True
-        return False
 
     def write(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None,
               role: str | None = None) -> WriteResult:
@@ -569,8 +572,7 @@ class Journal:
         # projection_statement folds a node written by several entries into one upsert.
         if self._projected == first.seq - 1:
             try:
-                if self.graph.run(*projection_statement([(entry.seq, p) for entry, _, _, p in batch])):
-                    self._projected_through(batch[-1][0].seq)
+                self._write_projections([(entry.seq, p) for entry, _, _, p in batch])
             except Exception:  # the entries are durable: the next catch-up writes their projection
                 log.exception("projection of journal entries %s..%s failed", first.seq, batch[-1][0].seq)
         if self._projected < batch[-1][0].seq:
