@@ -137,17 +137,22 @@ class _OpeningProgress:
 
 
 @contextmanager
-def _service(settings: Settings, *, allow_legacy: bool = False) -> Iterator[Service]:
+def _service(settings: Settings, *, allow_legacy: bool = False, replay: bool = True) -> Iterator[Service]:
+    """The store's service, started (its journal replayed), or with `replay=False` only connected, its schema
+    set up and its format checked (Journal.prepare), for a command that reads the journal itself."""
     from graph_service.service import Service
 
     with _OpeningProgress() as opening:
         service = Service.connect(settings)
         try:
             opening.watch(service)
+            if not replay:
+                service.journal.prepare(allow_legacy=allow_legacy)
         except BaseException:
             service.close()
             raise
-        service.start(allow_legacy=allow_legacy)
+        if replay:
+            service.start(allow_legacy=allow_legacy)
     try:
         yield service
     finally:
@@ -258,7 +263,7 @@ def _checked_chain(service: Service, desc: str) -> VerifyReport:
 
 def _verified(service: Service, roots_at: Iterable[int]) -> FullReport:
     """service.verify with progress over the entries it checks, then a line for the graph comparison."""
-    with progress(desc="verify", total=service.journal.seq) as bar:
+    with progress(desc="verify", total=service.stored_total()) as bar:
         report = service.verify(roots_at=roots_at, on_entry=lambda _entry: bar.update())
     return report
 
@@ -268,7 +273,9 @@ def _verify(settings: Settings, args: argparse.Namespace) -> int:
 
     if args.against is not None:
         _readable_file(args.against, "--against")
-    with _service(settings) as service:
+    # Not replayed into the service's own state: verify replays the journal beside its check, and a second
+    # replay held both at once (137 MB of peak RSS at 10^4 entries of the benchmark mix, 72 MB without).
+    with _service(settings, replay=False) as service:
         kept = _kept_checkpoint(service, args)
         report = _verified(service, roots_at={kept.size} if kept else ())
     chain = report.chain

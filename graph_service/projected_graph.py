@@ -1,22 +1,33 @@
 """What a replay's projections add up to, node by node and edge by edge, and the first place the
 graph says otherwise.
 
-Pure. verify feeds it every entry's projection as the replay applies it; the graph's nodes and edges
-are then read back by id (`projected_nodes_by_id`, `projected_edges_by_ends`), a batch at a time, and
-compared property by property. Why: the statuses and confidences verify compared before are not all
-the graph holds, and a backend can get the rest wrong (FalkorDB 4.16's multi-removal SET did: see
+verify feeds it every entry's projection as the replay applies it; the graph's nodes and edges are then
+read back by id (`projected_nodes_by_id`, `projected_edges_by_ends`), a batch at a time, and compared
+property by property. Why: the statuses and confidences verify compared before are not all the graph
+holds, and a backend can get the rest wrong (FalkorDB 4.16's multi-removal SET did: see
 projection._removals_apart).
+
+What it adds up is kept in a private temporary SQLite database on disk (deleted when it is closed), not
+in dicts: it is every property of every node and edge the journal ever wrote, 3.4 KB an entry of the
+benchmark mix, twice what the replayed state itself holds, so verify's memory grew with the store for
+it (issue 10: verify in bounded memory). Upserts are folded in memory until `FLUSH_KEYS` nodes and
+edges are pending, then merged into the database; the batches read it back in order.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
+from types import TracebackType
 from typing import Any, TypeVar
 
 from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection
 
 BATCH = 500
+FLUSH_KEYS = 5_000  # nodes and edges folded in memory before they are merged into the database
+CACHE_KIB = 16_384  # SQLite's page cache for it: the rest stays on disk
 Kind = tuple[str, str, str]
 T = TypeVar("T")
 
@@ -65,37 +76,91 @@ def _chunks(keys: list[T], size: int) -> Iterator[list[T]]:
 class ProjectedGraph:
     """The properties each upserted node and each merged edge has after the projections fed so far:
     later over earlier, a None removing one (what the projection statements mean, whichever backend
-    runs them); an edge also keeps `since_seq`, the first entry that wrote it."""
+    runs them); an edge also keeps `since_seq`, the first entry that wrote it. Kept on disk (see the
+    module's docstring); `close` (or leaving a `with` block) deletes it."""
 
     def __init__(self) -> None:
+        # An empty name: a private temporary database on disk, deleted when the connection closes.
+        self._db = sqlite3.connect("", check_same_thread=False)
+        self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        self._db.execute("CREATE TABLE nodes (label TEXT, id TEXT, props TEXT, PRIMARY KEY (label, id)) WITHOUT ROWID")
+        self._db.execute("CREATE TABLE edges (rel TEXT, src_label TEXT, dst_label TEXT, src TEXT, dst TEXT, "
+                         "props TEXT, PRIMARY KEY (rel, src_label, dst_label, src, dst)) WITHOUT ROWID")
+        # Folded since the last flush: a node's properties set; an edge's first writer and properties set.
         self._nodes: dict[tuple[str, str], dict[str, Any]] = {}
-        self._edges: dict[tuple[Kind, str, str], dict[str, Any]] = {}
+        self._edges: dict[tuple[Kind, str, str], tuple[int, dict[str, Any]]] = {}
+        # The batch last handed out by node_batches / edge_batches, with its properties, for the comparison.
+        self._batch_nodes: dict[tuple[str, str], dict[str, Any]] = {}
+        self._batch_edges: dict[tuple[Kind, str, str], dict[str, Any]] = {}
+
+    def __enter__(self) -> ProjectedGraph:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Delete what was fed."""
+        self._db.close()
 
     def feed(self, seq: int, projection: Projection) -> None:
         """Add the projection of the entry at position `seq`."""
         for node in projection.nodes:
             self._nodes.setdefault((node.label, node.id), {}).update(node.props)
         for edge in projection.edges:
-            self._edges.setdefault((edge.kind, edge.src, edge.dst), {"since_seq": seq}).update(edge.props)
+            self._edges.setdefault((edge.kind, edge.src, edge.dst), (seq, {}))[1].update(edge.props)
+        if len(self._nodes) + len(self._edges) >= FLUSH_KEYS:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Merge what is folded in memory into the database, later properties over earlier."""
+        db = self._db
+        rows = []
+        for (label, node_id), props in self._nodes.items():
+            stored = db.execute("SELECT props FROM nodes WHERE label = ? AND id = ?", (label, node_id)).fetchone()
+            merged = {**json.loads(stored[0]), **props} if stored is not None else props
+            rows.append((label, node_id, json.dumps(merged)))
+        db.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?)", rows)
+        rows = []
+        for ((rel, src_label, dst_label), src, dst), (seq, props) in self._edges.items():
+            stored = db.execute("SELECT props FROM edges WHERE rel = ? AND src_label = ? AND dst_label = ? AND "
+                                "src = ? AND dst = ?", (rel, src_label, dst_label, src, dst)).fetchone()
+            merged = {**json.loads(stored[0]), **props} if stored is not None else {"since_seq": seq, **props}
+            rows.append((rel, src_label, dst_label, src, dst, json.dumps(merged)))
+        db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?, ?)", rows)
+        db.commit()
+        self._nodes.clear()
+        self._edges.clear()
 
     def node_batches(self, size: int = BATCH) -> Iterator[dict[str, list[str]]]:
         """`projected_nodes_by_id` parameters naming every node fed, `size` at a time (every label present)."""
-        for chunk in _chunks(sorted(self._nodes), size):
+        self._flush()
+        rows = self._db.execute("SELECT label, id, props FROM nodes ORDER BY label, id")
+        while chunk := rows.fetchmany(size):
             params: dict[str, list[str]] = {ids_param(label): [] for label in NODE_LABELS}
-            for label, node_id in chunk:
+            self._batch_nodes = {}
+            for label, node_id, props in chunk:
                 params[ids_param(label)].append(node_id)
+                self._batch_nodes[(label, node_id)] = json.loads(props)
             yield params
 
     def edge_batches(self, size: int = BATCH) -> Iterator[dict[str, list[dict[str, str]]]]:
         """`projected_edges_by_ends` parameters naming every edge fed, `size` at a time (every kind present)."""
-        for chunk in _chunks(sorted(self._edges), size):
+        self._flush()
+        rows = self._db.execute("SELECT rel, src_label, dst_label, src, dst, props FROM edges "
+                                "ORDER BY rel, src_label, dst_label, src, dst")
+        while chunk := rows.fetchmany(size):
             params: dict[str, list[dict[str, str]]] = {ends_param(kind): [] for kind in EDGE_KINDS}
-            for kind, src, dst in chunk:
-                params[ends_param(kind)].append({"src": src, "dst": dst})
+            self._batch_edges = {}
+            for rel, src_label, dst_label, src, dst, props in chunk:
+                params[ends_param((rel, src_label, dst_label))].append({"src": src, "dst": dst})
+                self._batch_edges[((rel, src_label, dst_label), src, dst)] = json.loads(props)
             yield params
 
     def first_node_difference(self, asked: Mapping[str, list[str]], rows: Iterable[Mapping[str, Any]]) -> str | None:
-        """The first node of those `asked` that is missing, doubled, or whose stored properties (`rows`:
+        """The first node of those `asked` (the batch `node_batches` handed out last) that is missing, doubled,
+        or whose stored properties (`rows`:
         label, id, props) are not the projected ones, in words naming the node and the property; None
         when all are."""
         stored: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
@@ -104,7 +169,7 @@ class ProjectedGraph:
         for label in NODE_LABELS:
             for node_id in asked.get(ids_param(label), ()):
                 # The statement's MERGE sets `id`; some upserts name it among their properties too.
-                projected = {"id": node_id, **self._nodes[(label, node_id)]}
+                projected = {"id": node_id, **self._batch_nodes[(label, node_id)]}
                 difference = _first_difference(f"node {label} {node_id}", stored.get((label, node_id), []), projected)
                 if difference is not None:
                     return difference
@@ -112,7 +177,8 @@ class ProjectedGraph:
 
     def first_edge_difference(self, asked: Mapping[str, list[dict[str, str]]],
                               rows: Iterable[Mapping[str, Any]]) -> str | None:
-        """The first edge of those `asked` that is missing, doubled, or whose stored properties (`rows`:
+        """The first edge of those `asked` (the batch `edge_batches` handed out last) that is missing, doubled,
+        or whose stored properties (`rows`:
         rel, src_label, dst_label, src, dst, props) are not the projected ones; None when all are."""
         stored: dict[tuple[Kind, str, str], list[Mapping[str, Any]]] = {}
         for row in rows:
@@ -122,7 +188,7 @@ class ProjectedGraph:
             for ends in asked.get(ends_param(kind), ()):
                 key = (kind, ends["src"], ends["dst"])
                 what = f"edge {kind[1]} {ends['src']} -[{kind[0]}]-> {kind[2]} {ends['dst']}"
-                difference = _first_difference(what, stored.get(key, []), self._edges[key])
+                difference = _first_difference(what, stored.get(key, []), self._batch_edges[key])
                 if difference is not None:
                     return difference
         return None

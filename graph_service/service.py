@@ -23,6 +23,7 @@ class Service:
         self.state = StoreState()
         self.journal = Journal(graph, [self.state])
         self._signer: Signer | None = None
+        self.started = False  # the journal replayed into `state` (start)
 
     @classmethod
     def open(cls, settings: Settings, *, allow_legacy: bool = False) -> Service:
@@ -46,6 +47,7 @@ class Service:
         except BaseException:
             self.graph.close()
             raise
+        self.started = True
 
     def stored_total(self) -> int | None:
         """The journal's length as stored (None for a store without a journal yet)."""
@@ -78,8 +80,16 @@ class Service:
         return graph_fingerprint(self.graph)
 
     def verify(self, roots_at: Iterable[int] = (), on_entry: Callable[[Entry], None] | None = None) -> FullReport:
-        """`verify_store` in this process, after catching up (the command line's verify)."""
-        self.journal.catch_up()
+        """`verify_store` in this process (the command line's verify), once the graph holds every entry: a
+        started service catches up; one only connected (the command line's) verifies a graph that holds every
+        entry as it is, without replaying the journal into its own state (verify replays it beside its check),
+        and starts first (a replay, which projects what the graph lacks) when the graph lags the journal."""
+        if self.started:
+            self.journal.catch_up()
+        else:
+            head = self.journal.stored_head()
+            if head.get("projected") != head.get("seq"):
+                self.start()
         return verify_store(self.graph, self.journal, roots_at, on_entry)
 
     def verify_apart(self) -> FullReport:

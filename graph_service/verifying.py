@@ -65,8 +65,13 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
     the stored journal; the journal is read once, the replay running beside the check. An entry the
     replay cannot apply is reported at its position, never raised. `on_entry` sees each sound entry
     as it is checked (progress). `journal` takes the verdict (see Journal.take_verdict)."""
+    with ProjectedGraph() as projected:
+        return _verify_into(graph, journal, projected, roots_at, on_entry)
+
+
+def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, roots_at: Iterable[int],
+                 on_entry: Callable[[Entry], None] | None) -> FullReport:
     state = StoreState()
-    projected = ProjectedGraph()
     failed: list[tuple[int, str]] = []
 
     def apply(entry: Entry) -> None:

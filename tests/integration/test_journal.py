@@ -167,6 +167,49 @@ def test_a_failed_projection_is_repaired_by_the_next_catch_up(graph: GraphPort) 
     assert sorted(r["item"]["status"] for r in rows) == ["active", "refuted", "refuted"]
 
 
+def test_a_service_only_connected_verifies_without_replaying_into_its_state_unless_the_graph_lags(
+        graph: GraphPort) -> None:
+    # The command line's verify connects without starting: verify replays the journal beside its check, and
+    # a start replayed it a second time into the service's own state, both held at once.
+    from graph_service.service import Service
+
+    writer = Service(graph)
+    writer.journal.open()
+
+    def add(o: int) -> None:
+        raw = {"kind": "fact", "body": {"s": "door", "r": "colour", "o": o}, "source": "outcome"}
+        writer.journal.write("ann", lambda: planning.plan_add(writer.state.knowledge, raw, by="ann"))
+
+    for o in range(3):
+        add(o)
+    checker = Service(graph)
+    checker.journal.prepare()
+    report = checker.verify()
+    assert report.ok and report.chain.checked == 3
+    assert not checker.started and checker.state.position == 0 and not checker.state.knowledge.items
+
+    real_run = graph.run
+
+    def refusing_run(name: str, params: dict | None = None) -> list[dict]:
+        if name.startswith("project_"):  # the whole statement or the part that holds the entry's changes
+            raise RuntimeError("the backend dropped the connection")
+        return real_run(name, params)
+
+    graph.run = refusing_run  # type: ignore[method-assign]
+    try:
+        add(3)  # durable, its projection lost: the graph lags the journal
+    finally:
+        graph.run = real_run  # type: ignore[method-assign]
+    head = graph.run("head_read")[0]
+    assert (head["seq"], head["projected"]) == (4, 3)
+    lagging = Service(graph)
+    lagging.journal.prepare()
+    report = lagging.verify()  # starts, and so projects the entry the graph lacks, before it checks
+    assert report.ok and report.chain.checked == 4 and lagging.started
+    head = graph.run("head_read")[0]
+    assert head["seq"] == head["projected"] == 4
+
+
 def test_projections_not_kept_past_the_bound_are_derived_again_by_a_replay(
         graph: GraphPort, monkeypatch: pytest.MonkeyPatch) -> None:
     # The projections a catch-up writes are kept in memory only up to a bound; past it the gap is the

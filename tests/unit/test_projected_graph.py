@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from graph_service import projected_graph
 from graph_service.projected_graph import ProjectedGraph, ends_param, ids_param
 from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection
 
@@ -80,3 +83,31 @@ def test_an_edge_keeps_its_first_writer_and_each_kind_of_difference_is_named() -
     assert said({"since_seq": 3, "v": 2}) == f"{edge}: property 'since_seq' is 3 in the graph, 1 in a replay"
     assert said({"since_seq": 1, "v": 2, "w": 1}) == \
         f"{edge}: property 'w' is 1 in the graph, which a replay removes or never sets"
+
+
+def test_what_was_merged_into_the_database_folds_as_what_was_still_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every feed flushed (FLUSH_KEYS 1) and none flushed before the batches: the same properties either way.
+    def projections() -> list[Projection]:
+        first, second, third = Projection(), Projection(), Projection()
+        first.node("Flag", "f", why="w", open=True, until=5, weight=0.1 + 0.2)
+        first.edge("DERIVED_FROM", "Item", "a", "Item", "b", w=1)
+        second.node("Flag", "f", open=False, until=None)
+        second.node("Item", "i", summary="s", tags=["x", "y"])
+        third.edge("DERIVED_FROM", "Item", "a", "Item", "b", w=None, v=2)
+        return [first, second, third]
+
+    def added_up() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+        with fed(*projections()) as graph:
+            nodes = [dict(graph._batch_nodes) for _ in graph.node_batches(size=1)]
+            edges = [dict(graph._batch_edges) for _ in graph.edge_batches(size=1)]
+        return nodes, edges
+
+    in_memory = added_up()
+    monkeypatch.setattr(projected_graph, "FLUSH_KEYS", 1)
+    flushed = added_up()
+    assert flushed == in_memory
+    assert in_memory == (
+        [{("Flag", "f"): {"why": "w", "open": False, "until": None, "weight": 0.30000000000000004, "name": "flag: w"}},
+         {("Item", "i"): {"summary": "s", "tags": ["x", "y"], "name": "s"}}],
+        [{(("DERIVED_FROM", "Item", "Item"), "a", "b"): {"since_seq": 1, "w": None, "v": 2}}],
+    )
