@@ -147,7 +147,7 @@ def _service(settings: Settings, *, allow_legacy: bool = False, replay: bool = T
         try:
             opening.watch(service)
             if not replay:
-                service.journal.prepare(allow_legacy=allow_legacy)
+                service.journal.legacy = not service.journal.prepare(allow_legacy=allow_legacy)
         except BaseException:
             service.close()
             raise
@@ -257,7 +257,7 @@ def _kept_checkpoint(service: Service, args: argparse.Namespace) -> Checkpoint |
 
 def _checked_chain(service: Service, desc: str) -> VerifyReport:
     """The journal's full check, with progress over the entries it reads."""
-    with progress(desc=desc, total=service.journal.seq) as bar:
+    with progress(desc=desc, total=service.stored_total()) as bar:
         return service.journal.verify(on_entry=lambda _entry: bar.update())
 
 
@@ -274,7 +274,7 @@ def _verify(settings: Settings, args: argparse.Namespace) -> int:
     if args.against is not None:
         _readable_file(args.against, "--against")
     # Not replayed into the service's own state: verify replays the journal beside its check, and a second
-    # replay held both at once (137 MB of peak RSS at 10^4 entries of the benchmark mix, 72 MB without).
+    # replay held both at once (at 10^4 entries of the benchmark mix, 129 MB of peak RSS with it, 99 MB without).
     with _service(settings, replay=False) as service:
         kept = _kept_checkpoint(service, args)
         report = _verified(service, roots_at={kept.size} if kept else ())
@@ -310,21 +310,20 @@ def _checkpoint(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _fingerprint(settings: Settings, args: argparse.Namespace) -> int:
-    with _service(settings) as service:
-        print(json.dumps(service.state.fingerprints()))
+    with _service(settings, replay=False) as service:  # two lookups, unless the graph lags (Service.fingerprints)
+        print(json.dumps(service.fingerprints()))
     return 0
 
 
 def _rebuild(settings: Settings, args: argparse.Namespace) -> int:
     from graph_service.state import replay
 
-    with _service(settings) as service:
+    # Not replayed into the service's own state first: the chain is checked below, then replayed once.
+    with _service(settings, replay=False) as service:
         journal = service.journal
-        if journal.broken is not None:
-            raise ProblemFound(f"the journal's chain is broken at position {journal.broken.position}: "
-                               f"{journal.broken.reason}; nothing rebuilt")
-        if args.upto is not None and args.upto > journal.seq:
-            raise UserError(f"--upto {args.upto} is past the journal's head ({journal.seq} entries)")
+        head = service.stored_total() or 0
+        if args.upto is not None and args.upto > head:
+            raise UserError(f"--upto {args.upto} is past the journal's head ({head} entries)")
         wanted = list(dict.fromkeys(args.skip or ()))
         held = {r["item"]["id"] for r in service.graph.run("items_by_id", {"ids": wanted})}  # not the whole store
         unknown = [i for i in wanted if i not in held]
@@ -334,7 +333,7 @@ def _rebuild(settings: Settings, args: argparse.Namespace) -> int:
         if not chain.ok:
             raise ProblemFound(f"the journal's chain is broken at position {chain.first_bad}: {chain.reason}; "
                                "nothing rebuilt")
-        last = journal.seq if args.upto is None else args.upto
+        last = head if args.upto is None else args.upto
         with progress(journal.entries_after(0, limit=last), desc="replay", total=last) as entries:
             state = replay(entries, upto=args.upto, skip=args.skip or ())
     print(json.dumps(state.fingerprints()))
@@ -346,7 +345,9 @@ def _export(settings: Settings, args: argparse.Namespace) -> int:
         raise UserError("--node: only a PROV format (prov-json, prov-n, prov-o) exports one node's derivation")
     if args.output is not None:
         _writable_target(args.output)
-    with _service(settings, allow_legacy=True) as service, _output(args.output) as out:
+    # The journal as stored is read as it is; a PROV document is made from the replayed state.
+    with (_service(settings, allow_legacy=True, replay=args.format != "journal") as service,
+          _output(args.output) as out):
         journal = service.journal
         if args.format == "journal":
             _write_journal(service, out)
@@ -369,7 +370,7 @@ def _write_journal(service: Service, out: IO[str]) -> None:
     from graph_service.journal.chain import canonical_json
 
     journal = service.journal
-    total = journal.stored_head().get("seq") if journal.legacy else journal.seq
+    total = journal.stored_head().get("seq")
     with progress(journal.entries_after(0), desc="export", total=total if isinstance(total, int) else None) as rows:
         for entry in rows:
             out.write(canonical_json({**entry.body(), "prev": entry.prev, "hash": entry.hash}) + "\n")

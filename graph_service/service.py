@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from graph_service.config import Settings
+from graph_service.fingerprint_as_of import fingerprints_kept
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
+from graph_service.projection import KEEPS_NOW_READS
 from graph_service.state import StoreState
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
@@ -91,6 +94,20 @@ class Service:
             if head.get("projected") != head.get("seq"):
                 self.start()
         return verify_store(self.graph, self.journal, roots_at, on_entry)
+
+    def fingerprints(self) -> dict[str, Any]:
+        """The store's fingerprints now ({store, knowledge, beliefs, position}, as StoreState.fingerprints): the
+        graph's two running sums when it holds every entry and keeps them (two lookups; a service only connected,
+        the command line's, replays nothing), else the replayed state's (one only connected starts first)."""
+        head = self.journal.stored_head()
+        current = head.get("projected") == head.get("seq") and (not self.started or self.journal.seq == head["seq"])
+        if current and self.journal.keeps_at_least(KEEPS_NOW_READS):
+            return fingerprints_kept(self.graph, head["seq"])
+        if self.started:
+            self.journal.catch_up()
+        else:
+            self.start()
+        return self.state.fingerprints()
 
     def verify_apart(self) -> FullReport:
         """`verify_store` in a process of its own (the API's verify: see graph_service.verifying); this

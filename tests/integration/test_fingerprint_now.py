@@ -48,6 +48,12 @@ def test_the_fingerprint_now_is_what_the_graph_keeps_and_a_replay_gives(backend:
             moved += after["beliefs"] != before["beliefs"]
         assert moved > 0, "a retraction moved some belief"
 
+        # The command line's fingerprint: a service only connected reads the same two sums, replaying nothing.
+        connected = Service(service.graph, service.settings)
+        connected.journal.prepare()
+        assert connected.fingerprints() == fingerprint_now(client)
+        assert not connected.started and connected.state.position == 0
+
         # What it reads is the graph's: a tampered sum shows (verify would name it), the state's does not.
         backend.raw(service.graph, "MATCH (f:Fingerprint {id: $id}) SET f.total = $t",
                     {"id": BELIEFS_FINGERPRINT, "t": format(1, "064x")})

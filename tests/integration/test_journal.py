@@ -16,7 +16,7 @@ from graph_service.journal.chain import GENESIS
 from graph_service.journal.notes import NoteDomain, plan_note
 from graph_service.journal.store import Journal
 from graph_service.knowledge import planning
-from graph_service.state import StoreState
+from graph_service.state import StoreState, replay
 from graph_service.storage.port import GraphPort
 from tests.backends import Backend
 
@@ -195,19 +195,29 @@ def test_a_service_only_connected_verifies_without_replaying_into_its_state_unle
             raise RuntimeError("the backend dropped the connection")
         return real_run(name, params)
 
-    graph.run = refusing_run  # type: ignore[method-assign]
-    try:
-        add(3)  # durable, its projection lost: the graph lags the journal
-    finally:
-        graph.run = real_run  # type: ignore[method-assign]
-    head = graph.run("head_read")[0]
-    assert (head["seq"], head["projected"]) == (4, 3)
+    def add_unprojected(o: int) -> None:
+        graph.run = refusing_run  # type: ignore[method-assign]
+        try:
+            add(o)  # durable, its projection lost: the graph lags the journal
+        finally:
+            graph.run = real_run  # type: ignore[method-assign]
+        head = graph.run("head_read")[0]
+        assert (head["seq"], head["projected"]) == (o + 1, o)
+
+    add_unprojected(3)
+    lagging = Service(graph)
+    lagging.journal.prepare()
+    fingerprints = lagging.fingerprints()  # starts, and so projects the entry the graph lacks, before it reads
+    assert lagging.started and fingerprints == replay(lagging.journal.entries_after(0)).fingerprints()
+    assert fingerprints["position"] == 4
+
+    add_unprojected(4)
     lagging = Service(graph)
     lagging.journal.prepare()
     report = lagging.verify()  # starts, and so projects the entry the graph lacks, before it checks
-    assert report.ok and report.chain.checked == 4 and lagging.started
+    assert report.ok and report.chain.checked == 5 and lagging.started
     head = graph.run("head_read")[0]
-    assert head["seq"] == head["projected"] == 4
+    assert head["seq"] == head["projected"] == 5
 
 
 def test_projections_not_kept_past_the_bound_are_derived_again_by_a_replay(
