@@ -10,7 +10,10 @@ length. A child connects to the store the service serves (`GraphPort.connection(
 hands back its answer as one JSON line; the service waits for it in a worker thread, which costs its
 event loop nothing.
 
-A job is a function of the graph and plain JSON arguments that returns plain JSON (JOBS). A UserError
+A job is a function of the graph and plain JSON arguments that returns plain JSON (JOBS). A job that reads
+the journal entry by entry says how far it has come (`progress`): the child prints a progress line at most
+every PROGRESS_SECONDS, and the service shows it on its board of work running (`RUNNING`,
+graph_service.work_board), which an admin reads (`longWork`) while the request that started it waits. A UserError
 the job raises (NotFound for a skipped id, a cursor of another list) comes back as the same error, with
 its field. A list read's job cuts its page there (graph_service.api.read_pages, the same code as the
 read now) and hands back only the page's records; the resolver builds the GraphQL types from them.
@@ -21,12 +24,57 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
+import time
 import traceback
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from graph_service import errors
 from graph_service.storage.port import GraphPort
+from graph_service.work_board import WorkBoard
+
+T = TypeVar("T")
+PROGRESS_SECONDS = 0.5  # at most one progress line this often from a child (and always its last)
+PROGRESS_KEY = "progress"
+RUNNING = WorkBoard()  # what this process has running apart, with its progress
+
+
+def _no_progress(done: int, total: int | None) -> None:
+    """Where a job's progress goes when it runs in this process (a test, the command line): nowhere."""
+
+
+# Set by the child (`main`) to print progress lines for the service to read.
+progress: Callable[[int, int | None], None] = _no_progress
+
+
+def counted(items: Iterable[T], total: int | None) -> Iterator[T]:
+    """`items` as they are, each one reported as progress as it passes (of `total`)."""
+    done = 0
+    for item in items:
+        yield item
+        done += 1
+        progress(done, total)
+    progress(done, total)
+
+
+def _stored_total(graph: GraphPort) -> int | None:
+    heads = graph.run("head_read")
+    return heads[0]["seq"] if heads and isinstance(heads[0].get("seq"), int) else None
+
+
+class _ProgressLines:
+    """The child's progress: a line {"progress": [done, total]} on stdout, at most every PROGRESS_SECONDS
+    and whenever it is done."""
+
+    def __init__(self) -> None:
+        self._last = 0.0
+
+    def __call__(self, done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if now - self._last >= PROGRESS_SECONDS or done == total:
+            self._last = now
+            print(json.dumps({PROGRESS_KEY: [done, total]}), flush=True)
 
 
 def verify_job(graph: GraphPort) -> dict[str, Any]:
@@ -34,7 +82,15 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
     from graph_service.journal.store import Journal
     from graph_service.verifying import verify_store
 
-    return verify_store(graph, Journal(graph, [])).as_json()
+    total = _stored_total(graph)
+    checked = 0
+
+    def on_entry(_entry: object) -> None:
+        nonlocal checked
+        checked += 1
+        progress(checked, total)
+
+    return verify_store(graph, Journal(graph, []), on_entry=on_entry).as_json()
 
 
 def rebuild_job(graph: GraphPort, upto: int | None = None, skip: list[str] | None = None) -> dict[str, Any]:
@@ -43,7 +99,9 @@ def rebuild_job(graph: GraphPort, upto: int | None = None, skip: list[str] | Non
     from graph_service.journal.store import Journal
     from graph_service.state import replay
 
-    return replay(Journal(graph, []).entries_after(0), upto=upto, skip=skip or ()).fingerprints()
+    total = _stored_total(graph) if upto is None else upto
+    entries = counted(Journal(graph, []).entries_after(0, limit=upto), total)
+    return replay(entries, upto=upto, skip=skip or ()).fingerprints()
 
 
 def redecide_job(graph: GraphPort, retracted: list[str]) -> list[list[dict[str, Any]]]:
@@ -52,7 +110,8 @@ def redecide_job(graph: GraphPort, retracted: list[str]) -> list[list[dict[str, 
     from graph_service.journal.store import Journal
     from graph_service.knowledge.replay import given_facts, redecide
 
-    changed, justified = redecide(Journal(graph, []).entries_after(0), retracted, given_facts)
+    entries = counted(Journal(graph, []).entries_after(0), _stored_total(graph))
+    changed, justified = redecide(entries, retracted, given_facts)
     return [changed, justified]
 
 
@@ -70,7 +129,7 @@ def prov_job(graph: GraphPort, node: str, format: str, upto: int) -> str:
     from graph_service.prov import prov_document, serialize
     from graph_service.state import replay
 
-    entries = list(Journal(graph, []).entries_after(0, limit=upto))
+    entries = list(counted(Journal(graph, []).entries_after(0, limit=upto), upto))
     return serialize(prov_document(replay(entries), entries, node=node), format)
 
 
@@ -197,14 +256,33 @@ class ApartFailed(RuntimeError):
 
 def run_apart(graph: GraphPort, job: str, **args: Any) -> Any:
     """`job(graph, **args)` run by a new Python process on the store `graph` is connected to: its answer.
+    On the board of work running (`RUNNING`) while it runs, with the progress the child reports.
 
     Raises the UserError the job raised, and ApartFailed, with the child's last words, if it gave no answer."""
     if job not in JOBS:
         raise ValueError(f"no such job {job!r}; the jobs are {', '.join(sorted(JOBS))}")
     asked = json.dumps({"connection": graph.connection(), "job": job, "args": args})
-    done = subprocess.run([sys.executable, "-m", "graph_service.apart"], input=asked, capture_output=True,
-                          text=True, check=False)
-    return answer_of(job, done.returncode, done.stdout, done.stderr)
+    answer: list[str] = []
+    # The child's last words go to a file, not a pipe: a pipe nobody reads until the end could fill and stall it.
+    with RUNNING.doing(job) as report, tempfile.TemporaryFile("w+", encoding="utf-8") as said:
+        child = subprocess.Popen([sys.executable, "-m", "graph_service.apart"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=said, text=True, encoding="utf-8")
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            child.stdin.write(asked)
+            child.stdin.close()
+            for line in child.stdout:
+                if line.startswith('{"' + PROGRESS_KEY + '"'):
+                    report(*json.loads(line)[PROGRESS_KEY])
+                else:
+                    answer.append(line)
+            code = child.wait()
+        except BaseException:
+            child.kill()
+            child.wait()
+            raise
+        said.seek(0)
+        return answer_of(job, code, "".join(answer), said.read())
 
 
 def answer_of(job: str, exit_code: int, out: str, err: str) -> Any:
@@ -224,12 +302,14 @@ def answer_of(job: str, exit_code: int, out: str, err: str) -> Any:
 
 def main() -> int:
     """The child: read {connection, job, args} (JSON) on stdin, do the job, print {"value": ...} or
-    {"refused": {kind, message, field}} as one JSON line."""
+    {"refused": {kind, message, field}} as one JSON line, after the job's progress lines."""
     from graph_service.storage.open import connect
 
+    global progress
     asked = json.loads(sys.stdin.read())
     job = JOBS[asked["job"]]
     graph = connect(asked["connection"])
+    progress = _ProgressLines()
     try:
         try:
             answer: dict[str, Any] = {"value": job(graph, **asked["args"])}
@@ -239,6 +319,7 @@ def main() -> int:
         traceback.print_exc()
         return 1
     finally:
+        progress = _no_progress
         graph.close()
     print(json.dumps(answer), flush=True)
     return 0

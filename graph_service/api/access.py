@@ -127,6 +127,7 @@ FIELD_ROLES: Mapping[str, Role] = {
     "verify": Role.ADMIN,
     "redecide": Role.ADMIN,
     "provDocument": Role.ADMIN,
+    "longWork": Role.ADMIN,  # what admins started, and how far it has come
 }
 
 

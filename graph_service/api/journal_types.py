@@ -8,12 +8,14 @@ from typing import Annotated, Any
 
 import strawberry
 
+from graph_service.apart import RUNNING
 from graph_service.api.arguments import After, First
 from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.long_work import off_the_loop
 from graph_service.api.node import Node
 from graph_service.api.pages import Counted, page_size
+from graph_service.api.scalars import Long
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
@@ -122,6 +124,17 @@ class Verification:
     fingerprint: str | None = strawberry.field(description="What a pure replay of the journal believes.")
 
 
+@strawberry.type(description="Whole-journal work the service has running now (verify, rebuild, redecide, a PROV "
+                               "document, a read as of a past position), and how far it has come.")
+class LongWork:
+    job: str = strawberry.field(description="What it does: verify, rebuild, redecide, prov, or the read as of a "
+                                            "position (report_as_of, beliefs_as_of, ...).")
+    started_at: Long = strawberry.field(description="When it began, in epoch milliseconds.")
+    done: Long = strawberry.field(description="How many journal entries it has read so far (0 for work that does "
+                                              "not count them).")
+    total: Long | None = strawberry.field(description="How many it reads in all; null until it says.")
+
+
 @strawberry.type
 class JournalQuery:
     @strawberry.field(description="Journal entries in order, a page at a time (first ≤ 500).")
@@ -159,6 +172,12 @@ class JournalQuery:
     def head(self, info: strawberry.Info[Any, Any]) -> Head:
         row = service_of(info).journal.stored_head()
         return Head(seq=row["seq"], hash=row["hash"], projected=row["projected"])
+
+    @strawberry.field(description="The whole-journal work running now, oldest first, with its progress (admin): "
+                                  "a verify started by another request shows here as it reads the journal.")
+    def long_work(self) -> list[LongWork]:
+        return [LongWork(job=w.job, started_at=Long(w.started_at), done=Long(w.done),
+                         total=None if w.total is None else Long(w.total)) for w in RUNNING.running()]
 
     @strawberry.field(description="Re-read and check the whole stored journal, and that the graph equals its "
                                   "replay (admin; runs beside other requests, one at a time).")

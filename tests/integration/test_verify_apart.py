@@ -9,11 +9,15 @@ import io
 import itertools
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
+from starlette.testclient import TestClient
 
 from benchmarks.service_shape import LOADER, mix
 from graph_service import apart
+from graph_service.api.app import create_app
 from graph_service.errors import JournalBroken, NotFound
 from graph_service.fingerprint_as_of import fingerprints_as_of
 from graph_service.journal.notes import plan_note
@@ -21,7 +25,9 @@ from graph_service.knowledge.replay import given_facts, redecide
 from graph_service.service import Service
 from graph_service.state import replay
 from graph_service.verifying import FullReport, verify_in_child
+from graph_service.work_board import WorkBoard
 from tests.backends import Backend
+from tests.integration.graphql_client import gql
 
 
 def test_the_child_reports_what_the_in_process_check_reports(backend: Backend) -> None:
@@ -105,3 +111,49 @@ def test_an_unknown_job_is_refused_before_any_process_starts(graph: object) -> N
             "prov, questions_as_of, rebuild, redecide, report_as_of, snapshot_as_of, unknowns_as_of, verify")
     with pytest.raises(ValueError, match=f"no such job 'nothing'; the jobs are {jobs}$"):
         apart.run_apart(graph, "nothing")  # type: ignore[arg-type]
+
+
+def test_work_apart_is_on_the_board_with_the_progress_the_child_reports(backend: Backend,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, int, int | None]] = []
+
+    class Watched(WorkBoard):
+        @contextmanager
+        def doing(self, job: str) -> Iterator[Callable[[int, int | None], None]]:
+            with super().doing(job) as report:
+                def watched(done: int, total: int | None) -> None:
+                    assert [w.job for w in self.running()] == [job]  # on the board while the child reads
+                    seen.append((job, done, total))
+                    report(done, total)
+
+                yield watched
+
+    monkeypatch.setattr(apart, "RUNNING", Watched())
+    service = Service.open(backend.settings())
+    try:
+        for i in range(30):
+            service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
+        assert service.verify_apart().ok
+        assert seen[-1] == ("verify", 30, 30)
+        assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen)
+        seen.clear()
+        apart.run_apart(service.graph, "rebuild", upto=20, skip=[])
+        assert seen[-1] == ("rebuild", 20, 20)
+        assert apart.RUNNING.running() == []
+    finally:
+        service.close()
+
+
+def test_long_work_shows_what_runs_to_an_admin(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        client = TestClient(create_app(service.settings, service=service))
+        asked = "{ longWork { job done total startedAt } }"
+        assert gql(client, asked) == {"data": {"longWork": []}}
+        with apart.RUNNING.doing("verify") as report:
+            report(3, 10)
+            (shown,) = gql(client, asked)["data"]["longWork"]
+        assert (shown["job"], shown["done"], shown["total"]) == ("verify", 3, 10) and shown["startedAt"] > 0
+        assert gql(client, asked) == {"data": {"longWork": []}}
+    finally:
+        service.close()
