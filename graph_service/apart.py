@@ -12,8 +12,9 @@ event loop nothing.
 
 A job is a function of the graph and plain JSON arguments that returns plain JSON (JOBS). A job that reads
 the journal entry by entry says how far it has come (`progress`): the child prints a progress line at most
-every PROGRESS_SECONDS, and the service shows it on its board of work running (`RUNNING`,
-graph_service.work_board), which an admin reads (`longWork`) while the request that started it waits. A UserError
+every PROGRESS_SECONDS (and whenever its step changes or it has read all it reads), and the service keeps
+it on its board of work running (`RUNNING`, graph_service.work_board), which an admin reads (`longWork`)
+while the request that started it waits. A UserError
 the job raises (NotFound for a skipped id, a cursor of another list) comes back as the same error, with
 its field. A list read's job cuts its page there (graph_service.api.read_pages, the same code as the
 read now) and hands back only the page's records; the resolver builds the GraphQL types from them.
@@ -21,6 +22,7 @@ read now) and hands back only the page's records; the resolver builds the GraphQ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -35,17 +37,18 @@ from graph_service.storage.port import GraphPort
 from graph_service.work_board import WorkBoard
 
 T = TypeVar("T")
-PROGRESS_SECONDS = 0.5  # at most one progress line this often from a child (and always its last)
+PROGRESS_SECONDS = 0.5  # at most one progress line this often from a child (see _ProgressLines)
+COMPARING = "comparing the graph with the replay"  # verify's step once it has read the journal
 PROGRESS_KEY = "progress"
 RUNNING = WorkBoard()  # what this process has running apart, with its progress
 
 
-def _no_progress(done: int, total: int | None) -> None:
+def _no_progress(done: int, total: int | None, step: str | None = None) -> None:
     """Where a job's progress goes when it runs in this process (a test, the command line): nowhere."""
 
 
 # Set by the child (`main`) to print progress lines for the service to read.
-progress: Callable[[int, int | None], None] = _no_progress
+progress: Callable[..., None] = _no_progress
 
 
 def counted(items: Iterable[T], total: int | None) -> Iterator[T]:
@@ -64,17 +67,21 @@ def _stored_total(graph: GraphPort) -> int | None:
 
 
 class _ProgressLines:
-    """The child's progress: a line {"progress": [done, total]} on stdout, at most every PROGRESS_SECONDS
-    and whenever it is done."""
+    """The child's progress: a line {"progress": [done, total, step]} on stdout, at most every
+    PROGRESS_SECONDS, and at once when the step changes or `done` reaches `total` (never the same line twice)."""
 
     def __init__(self) -> None:
         self._last = 0.0
+        self._said: tuple[int, int | None, str | None] | None = None
 
-    def __call__(self, done: int, total: int | None) -> None:
+    def __call__(self, done: int, total: int | None, step: str | None = None) -> None:
         now = time.monotonic()
-        if now - self._last >= PROGRESS_SECONDS or done == total:
-            self._last = now
-            print(json.dumps({PROGRESS_KEY: [done, total]}), flush=True)
+        line = (done, total, step)
+        if line == self._said:
+            return
+        if now - self._last >= PROGRESS_SECONDS or done == total or self._said is None or step != self._said[2]:
+            self._last, self._said = now, line
+            print(json.dumps({PROGRESS_KEY: list(line)}), flush=True)
 
 
 def verify_job(graph: GraphPort) -> dict[str, Any]:
@@ -90,7 +97,9 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
         checked += 1
         progress(checked, total)
 
-    return verify_store(graph, Journal(graph, []), on_entry=on_entry).as_json()
+    report = verify_store(graph, Journal(graph, []), on_entry=on_entry,
+                          on_compare=lambda: progress(checked, total, COMPARING))
+    return report.as_json()
 
 
 def rebuild_job(graph: GraphPort, upto: int | None = None, skip: list[str] | None = None) -> dict[str, Any]:
@@ -264,13 +273,19 @@ def run_apart(graph: GraphPort, job: str, **args: Any) -> Any:
     asked = json.dumps({"connection": graph.connection(), "job": job, "args": args})
     answer: list[str] = []
     # The child's last words go to a file, not a pipe: a pipe nobody reads until the end could fill and stall it.
-    with RUNNING.doing(job) as report, tempfile.TemporaryFile("w+", encoding="utf-8") as said:
-        child = subprocess.Popen([sys.executable, "-m", "graph_service.apart"], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=said, text=True, encoding="utf-8")
+    with (RUNNING.doing(job) as report,
+          tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as said,
+          subprocess.Popen([sys.executable, "-m", "graph_service.apart"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=said, text=True, encoding="utf-8",
+                           errors="replace") as child):
         assert child.stdin is not None and child.stdout is not None
         try:
-            child.stdin.write(asked)
-            child.stdin.close()
+            try:
+                child.stdin.write(asked)
+                child.stdin.close()
+            except BrokenPipeError:  # it died before it read its job: its last words say why
+                with contextlib.suppress(BrokenPipeError):
+                    child.stdin.close()  # closed now, whatever it still held (the Popen's exit would flush it)
             for line in child.stdout:
                 if line.startswith('{"' + PROGRESS_KEY + '"'):
                     report(*json.loads(line)[PROGRESS_KEY])
@@ -279,7 +294,6 @@ def run_apart(graph: GraphPort, job: str, **args: Any) -> Any:
             code = child.wait()
         except BaseException:
             child.kill()
-            child.wait()
             raise
         said.seek(0)
         return answer_of(job, code, "".join(answer), said.read())

@@ -21,7 +21,7 @@ import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection
 
@@ -29,7 +29,6 @@ BATCH = 500
 FLUSH_KEYS = 5_000  # nodes and edges folded in memory before they are merged into the database
 CACHE_KIB = 16_384  # SQLite's page cache for it: the rest stays on disk
 Kind = tuple[str, str, str]
-T = TypeVar("T")
 
 
 def ids_param(label: str) -> str:
@@ -67,10 +66,6 @@ def _first_difference(what: str, found: list[Mapping[str, Any]], projected: Mapp
         if not _same(have[name], want[name]):
             return f"{what}: property {name!r} is {have[name]!r} in the graph, {want[name]!r} in a replay"
     return None
-
-
-def _chunks(keys: list[T], size: int) -> Iterator[list[T]]:
-    return (keys[start:start + size] for start in range(0, len(keys), size))
 
 
 class ProjectedGraph:

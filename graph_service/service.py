@@ -89,16 +89,22 @@ class Service:
         and starts first (a replay, which projects what the graph lacks) when the graph lags the journal."""
         if self.started:
             self.journal.catch_up()
-        else:
-            head = self.journal.stored_head()
-            if head.get("projected") != head.get("seq"):
-                self.start()
+        elif self.lags():
+            self.start()
         return verify_store(self.graph, self.journal, roots_at, on_entry)
+
+    def lags(self) -> bool:
+        """Does the graph lack the projection of some stored entry (a crash between an append and its
+        projection)? A start, or a started service's catch-up, writes what it lacks."""
+        head = self.journal.stored_head()
+        return bool(head.get("projected") != head.get("seq"))
 
     def fingerprints(self) -> dict[str, Any]:
         """The store's fingerprints now ({store, knowledge, beliefs, position}, as StoreState.fingerprints): the
         graph's two running sums when it holds every entry and keeps them (two lookups; a service only connected,
-        the command line's, replays nothing), else the replayed state's (one only connected starts first)."""
+        the command line's, replays nothing), else the replayed state's (one only connected starts first). The
+        caller of a service only connected checks the chain first: a broken one is a start's to fold (its sound
+        prefix), as the sums are the graph's."""
         head = self.journal.stored_head()
         current = head.get("projected") == head.get("seq") and (not self.started or self.journal.seq == head["seq"])
         if current and self.journal.keeps_at_least(KEEPS_NOW_READS):

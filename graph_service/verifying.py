@@ -60,17 +60,19 @@ def graph_fingerprint(graph: GraphPort) -> str:
 
 
 def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (),
-                 on_entry: Callable[[Entry], None] | None = None) -> FullReport:
+                 on_entry: Callable[[Entry], None] | None = None,
+                 on_compare: Callable[[], None] | None = None) -> FullReport:
     """The chain is whole (checked before anything is trusted), and the projection equals a pure replay of
     the stored journal; the journal is read once, the replay running beside the check. An entry the
     replay cannot apply is reported at its position, never raised. `on_entry` sees each sound entry
-    as it is checked (progress). `journal` takes the verdict (see Journal.take_verdict)."""
+    as it is checked (progress), and `on_compare` is called when the graph's comparison begins. `journal`
+    takes the verdict (see Journal.take_verdict)."""
     with ProjectedGraph() as projected:
-        return _verify_into(graph, journal, projected, roots_at, on_entry)
+        return _verify_into(graph, journal, projected, roots_at, on_entry, on_compare)
 
 
 def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, roots_at: Iterable[int],
-                 on_entry: Callable[[Entry], None] | None) -> FullReport:
+                 on_entry: Callable[[Entry], None] | None, on_compare: Callable[[], None] | None) -> FullReport:
     state = StoreState()
     failed: list[tuple[int, str]] = []
 
@@ -80,9 +82,12 @@ def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, 
         if failed:
             return
         try:
-            projected.feed(entry.seq, state.apply(entry).projection)
+            projection = state.apply(entry).projection
         except Exception as exc:  # a forged entry whose hash is sound: report it, never crash
             failed.append((entry.seq, f"entry {entry.seq} cannot be applied: {type(exc).__name__}: {exc}"))
+            return
+        # Outside the try: a failure to keep it (a full temporary disk) is the verifier's, not the entry's.
+        projected.feed(entry.seq, projection)
 
     chain = journal.verify(on_entry=apply, roots_at=roots_at)
     if not chain.ok:
@@ -91,6 +96,8 @@ def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, 
         position, reason = failed[0]
         return FullReport(VerifyReport(False, chain.checked, chain.head_seq, position, reason, chain.roots),
                           False, None, None)
+    if on_compare is not None:
+        on_compare()
     expected = state.fingerprint()
     actual = graph_fingerprint(graph)
     difference = (first_graph_difference(graph, projected) if expected == actual else

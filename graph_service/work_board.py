@@ -1,4 +1,5 @@
 """The whole-journal work this process has running apart (graph_service.apart), and how far each has come.
+Each serving process keeps its own (under `serve --workers N`, the work its own requests started).
 
 Pure bookkeeping, thread-safe: the work runs in worker threads that wait on child processes, and an
 admin's request reads the board from the event loop. Why: verify, a rebuild or a PROV document reads the
@@ -18,13 +19,15 @@ from dataclasses import dataclass, replace
 @dataclass(frozen=True)
 class Work:
     """One piece of work running: its job, when it began (epoch ms) and how far it has come (`done` of
-    `total`: the journal entries it has read, for a job that says so; `total` None until it does)."""
+    `total`: the journal entries it has read, for a job that says so; `total` None until it does), and what
+    it is doing now (`step`: verify compares the graph once it has read the journal)."""
 
     id: int
     job: str
     started_at: int
     done: int = 0
     total: int | None = None
+    step: str | None = None
 
 
 class WorkBoard:
@@ -36,17 +39,17 @@ class WorkBoard:
         self._ids = itertools.count(1)
 
     @contextmanager
-    def doing(self, job: str) -> Iterator[Callable[[int, int | None], None]]:
+    def doing(self, job: str) -> Iterator[Callable[[int, int | None, str | None], None]]:
         """Put `job` on the board for the length of the block, which is given the function that reports its
-        progress (done, total); off the board when the block ends, however it ends."""
+        progress (done, total, step); off the board when the block ends, however it ends."""
         with self._lock:
             work = Work(id=next(self._ids), job=job, started_at=time.time_ns() // 1_000_000)
             self._running[work.id] = work
 
-        def progress(done: int, total: int | None) -> None:
+        def progress(done: int, total: int | None, step: str | None = None) -> None:
             with self._lock:
                 if work.id in self._running:
-                    self._running[work.id] = replace(self._running[work.id], done=done, total=total)
+                    self._running[work.id] = replace(self._running[work.id], done=done, total=total, step=step)
 
         try:
             yield progress

@@ -133,6 +133,8 @@ class LongWork:
     done: Long = strawberry.field(description="How many journal entries it has read so far (0 for work that does "
                                               "not count them).")
     total: Long | None = strawberry.field(description="How many it reads in all; null until it says.")
+    step: str | None = strawberry.field(description="What it is doing now, where it says (verify: comparing the "
+                                                    "graph with the replay, once it has read the journal).")
 
 
 @strawberry.type
@@ -173,11 +175,12 @@ class JournalQuery:
         row = service_of(info).journal.stored_head()
         return Head(seq=row["seq"], hash=row["hash"], projected=row["projected"])
 
-    @strawberry.field(description="The whole-journal work running now, oldest first, with its progress (admin): "
-                                  "a verify started by another request shows here as it reads the journal.")
+    @strawberry.field(description="The whole-journal work this serving process has running now, oldest first, "
+                                  "with its progress (admin): a verify another request started shows here as it "
+                                  "reads the journal. Under `serve --workers N` each worker shows its own.")
     def long_work(self) -> list[LongWork]:
         return [LongWork(job=w.job, started_at=Long(w.started_at), done=Long(w.done),
-                         total=None if w.total is None else Long(w.total)) for w in RUNNING.running()]
+                         total=None if w.total is None else Long(w.total), step=w.step) for w in RUNNING.running()]
 
     @strawberry.field(description="Re-read and check the whole stored journal, and that the graph equals its "
                                   "replay (admin; runs beside other requests, one at a time).")

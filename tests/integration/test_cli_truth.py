@@ -15,11 +15,15 @@ import sys
 import termios
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tqdm import tqdm
 
 from graph_service import cli as command_line
+from graph_service.knowledge import planning
+from graph_service.service import Service
+from graph_service.state import StoreState
 from tests.backends import Backend
 from tests.integration.test_cli import seed
 
@@ -80,6 +84,40 @@ def test_rebuild_and_verify_on_a_tampered_chain_find_a_problem(backend: Backend)
                           "content does not match its hash; nothing rebuilt"]
     checked = run(backend, "verify")
     assert checked.returncode == 1 and json.loads(checked.stdout)["first_bad"] == 1
+
+
+def test_fingerprint_of_a_tampered_chain_is_what_its_sound_prefix_believes(backend: Backend) -> None:
+    # As a start folds it: up to the break (the command reads the graph's running sums only for a sound chain).
+    seed(backend)
+    tamper(backend)
+    done = run(backend, "fingerprint")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == StoreState().fingerprints()  # the break is at entry 1: nothing before it
+
+
+def test_a_graph_that_lags_its_journal_is_projected_before_rebuild_reads_it(backend: Backend) -> None:
+    seed(backend)
+    service = Service.open(backend.settings())
+    real_run = service.graph.run
+
+    def refusing_run(name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        if name.startswith("project_"):  # the entry is durable, its projection lost
+            raise RuntimeError("the backend dropped the connection")
+        return real_run(name, params)
+
+    try:
+        service.graph.run = refusing_run  # type: ignore[method-assign]
+        raw = {"kind": "fact", "body": {"s": "a", "r": "c", "o": 3}, "source": "person"}
+        added = service.journal.write("ann", lambda: planning.plan_add(service.state.knowledge, raw,
+                                                                       by="ann")).result["id"]
+    finally:
+        service.graph.run = real_run  # type: ignore[method-assign]
+        service.close()
+    done = run(backend, "rebuild", "--skip", added)  # an item only the unprojected entry wrote
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["position"] == 3
+    checked = run(backend, "verify")
+    assert json.loads(checked.stdout)["ok"] is True
 
 
 def test_load_of_a_missing_file_is_bad_usage_and_leaves_no_store_behind(tmp_path: Path) -> None:

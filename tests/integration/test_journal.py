@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 
@@ -218,6 +219,28 @@ def test_a_service_only_connected_verifies_without_replaying_into_its_state_unle
     assert report.ok and report.chain.checked == 5 and lagging.started
     head = graph.run("head_read")[0]
     assert head["seq"] == head["projected"] == 5
+
+
+def test_a_verifier_that_cannot_keep_what_the_replay_projects_fails_rather_than_blame_an_entry(
+        graph: GraphPort, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graph_service import projected_graph
+    from graph_service.service import Service
+
+    service = Service(graph)
+    service.journal.open()
+    for o in range(3):
+        raw = {"kind": "fact", "body": {"s": "door", "r": "colour", "o": o}, "source": "outcome"}
+        service.journal.write("ann", lambda raw=raw: planning.plan_add(service.state.knowledge, raw, by="ann"))
+
+    def full(self: projected_graph.ProjectedGraph) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(projected_graph, "FLUSH_KEYS", 1)  # merged at every entry
+    monkeypatch.setattr(projected_graph.ProjectedGraph, "_flush", full)
+    with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+        service.verify()
+    assert service.journal.broken is None
+    assert service.journal.write("ann", lambda: plan_note("still writable")).entry.seq == 4
 
 
 def test_projections_not_kept_past_the_bound_are_derived_again_by_a_replay(

@@ -8,9 +8,11 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -24,6 +26,7 @@ from graph_service.journal.notes import plan_note
 from graph_service.knowledge.replay import given_facts, redecide
 from graph_service.service import Service
 from graph_service.state import replay
+from graph_service.storage.port import GraphPort
 from graph_service.verifying import FullReport, verify_in_child
 from graph_service.work_board import WorkBoard
 from tests.backends import Backend
@@ -115,16 +118,16 @@ def test_an_unknown_job_is_refused_before_any_process_starts(graph: object) -> N
 
 def test_work_apart_is_on_the_board_with_the_progress_the_child_reports(backend: Backend,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[tuple[str, int, int | None]] = []
+    seen: list[tuple[str, int, int | None, str | None]] = []
 
     class Watched(WorkBoard):
         @contextmanager
-        def doing(self, job: str) -> Iterator[Callable[[int, int | None], None]]:
+        def doing(self, job: str) -> Iterator[Callable[[int, int | None, str | None], None]]:
             with super().doing(job) as report:
-                def watched(done: int, total: int | None) -> None:
+                def watched(done: int, total: int | None, step: str | None = None) -> None:
                     assert [w.job for w in self.running()] == [job]  # on the board while the child reads
-                    seen.append((job, done, total))
-                    report(done, total)
+                    seen.append((job, done, total, step))
+                    report(done, total, step)
 
                 yield watched
 
@@ -134,11 +137,13 @@ def test_work_apart_is_on_the_board_with_the_progress_the_child_reports(backend:
         for i in range(30):
             service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
         assert service.verify_apart().ok
-        assert seen[-1] == ("verify", 30, 30)
-        assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen)
+        # Every entry read, then the graph compared; never the same line twice.
+        assert seen[-2:] == [("verify", 30, 30, None), ("verify", 30, 30, apart.COMPARING)]
+        assert [done for _, done, _, _ in seen] == sorted(done for _, done, _, _ in seen)
+        assert len(set(seen)) == len(seen)
         seen.clear()
         apart.run_apart(service.graph, "rebuild", upto=20, skip=[])
-        assert seen[-1] == ("rebuild", 20, 20)
+        assert seen[-1] == ("rebuild", 20, 20, None) and len(set(seen)) == len(seen)
         assert apart.RUNNING.running() == []
     finally:
         service.close()
@@ -148,12 +153,29 @@ def test_long_work_shows_what_runs_to_an_admin(backend: Backend) -> None:
     service = Service.open(backend.settings())
     try:
         client = TestClient(create_app(service.settings, service=service))
-        asked = "{ longWork { job done total startedAt } }"
+        asked = "{ longWork { job done total step startedAt } }"
         assert gql(client, asked) == {"data": {"longWork": []}}
         with apart.RUNNING.doing("verify") as report:
-            report(3, 10)
+            report(3, 10, None)
             (shown,) = gql(client, asked)["data"]["longWork"]
-        assert (shown["job"], shown["done"], shown["total"]) == ("verify", 3, 10) and shown["startedAt"] > 0
+            report(10, 10, apart.COMPARING)
+            (compared,) = gql(client, asked)["data"]["longWork"]
+        assert (shown["job"], shown["done"], shown["total"], shown["step"]) == ("verify", 3, 10, None)
+        assert shown["startedAt"] > 0 and compared == {**shown, "done": 10, "step": apart.COMPARING}
         assert gql(client, asked) == {"data": {"longWork": []}}
     finally:
         service.close()
+
+
+def test_a_child_that_dies_before_it_reads_its_job_says_so(graph: GraphPort, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its job (2 MB here) fills the pipe it never reads: the write meets a closed pipe, and its last words come back.
+    popen = subprocess.Popen
+
+    def dying(args: list[str], **options: Any) -> subprocess.Popen[str]:
+        return popen([sys.executable, "-c", "import sys; sys.stderr.write('gone before reading'); sys.exit(3)"],
+                     **options)
+
+    monkeypatch.setattr(subprocess, "Popen", dying)
+    with pytest.raises(apart.ApartFailed, match="exited 3: gone before reading"):
+        apart.run_apart(graph, "rebuild", upto=None, skip=["x" * 2_000_000])
+    assert apart.RUNNING.running() == []
