@@ -256,10 +256,10 @@ def _kept_checkpoint(service: Service, args: argparse.Namespace) -> Checkpoint |
         raise UserError(f"--against: {args.against} is not a checkpoint signed by that key: {exc.reason}") from None
 
 
-def _checked_chain(service: Service, desc: str) -> VerifyReport:
-    """The journal's full check, with progress over the entries it reads."""
+def _checked_chain(service: Service, desc: str, roots_at: Iterable[int] = ()) -> VerifyReport:
+    """The journal's full check, with progress over the entries it reads (and the Merkle roots at `roots_at`)."""
     with progress(desc=desc, total=service.stored_total()) as bar:
-        return service.journal.verify(on_entry=lambda _entry: bar.update())
+        return service.journal.verify(on_entry=lambda _entry: bar.update(), roots_at=roots_at)
 
 
 def _verified(service: Service, roots_at: Iterable[int]) -> FullReport:
@@ -305,8 +305,16 @@ def _verify(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _checkpoint(settings: Settings, args: argparse.Namespace) -> int:
-    with _service(settings) as service:
-        sys.stdout.write(service.checkpoint()[3])
+    with _service(settings, replay=False) as service:
+        # The root a check of the chain recomputes from the entries' own bytes (streamed, bounded memory), where
+        # a start replayed the journal for its frontier. A broken chain is a problem found (exit 1), as the
+        # README says; it was refused as bad usage (exit 2) by the journal's writer check.
+        size = service.stored_total() or 0
+        chain = _checked_chain(service, "check", roots_at={size})
+        if not chain.ok or size not in chain.roots:
+            raise ProblemFound(f"the journal's chain is broken at position {chain.first_bad}: {chain.reason}; "
+                               "no checkpoint signed")
+        sys.stdout.write(service.signed_checkpoint(size, chain.roots[size])[3])
         print(f"verifier key: {service.signer.verifier_key()}", file=sys.stderr)
     return 0
 

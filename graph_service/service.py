@@ -75,6 +75,11 @@ class Service:
 
         The root is computed from the entries' own bytes (the writer's frontier), not read back."""
         size, root = self.journal.tree_head()
+        return self.signed_checkpoint(size, root)
+
+    def signed_checkpoint(self, size: int, root: bytes) -> tuple[int, bytes, int, str]:
+        """(size, root, time, signed note) for a tree head the caller recomputed from the entries' own bytes
+        (`checkpoint`'s frontier, or a check of the chain: Journal.verify's roots)."""
         at = self.journal.clock()
         return size, root, at, sign_checkpoint(self.signer, self.origin, size, root, at)
 

@@ -84,9 +84,12 @@ def test_a_kept_checkpoint_finds_a_rewrite_and_a_rollback(backend: Backend, tmp_
     with TestClient(create_app(backend.settings())) as client:
         for i in range(6):
             data(client, NOTE, {"t": f"n{i}"})
+        served = data(client, "{ checkpoint { size root verifierKey } }")["checkpoint"]
     kept = tmp_path / "checkpoint.txt"
-    made = cli(backend, "checkpoint")
+    made = cli(backend, "checkpoint")  # from a check of the chain, not a replay: the same tree head
     assert made.returncode == 0, made.stderr
+    opened = open_checkpoint(made.stdout, served["verifierKey"])
+    assert (opened.size, opened.root) == (served["size"], unb64(served["root"])) and opened.size == 6
     kept.write_text(made.stdout)
     fine = cli(backend, "verify", "--against", str(kept))
     assert fine.returncode == 0 and json.loads(fine.stdout)["against_checkpoint"]["ok"] is True, fine.stdout
@@ -108,6 +111,20 @@ def test_a_kept_checkpoint_finds_a_rewrite_and_a_rollback(backend: Backend, tmp_
     other.write_text(made.stdout.replace("\n6\n", "\n7\n"))
     forged = cli(backend, "verify", "--against", str(other))
     assert forged.returncode == 2 and "not a checkpoint signed by that key" in forged.stderr
+
+
+def test_a_checkpoint_of_a_broken_chain_is_refused_on_the_command_line(backend: Backend) -> None:
+    with TestClient(create_app(backend.settings())) as client:
+        for i in range(3):
+            data(client, NOTE, {"t": f"n{i}"})
+    graph = backend.open_graph()
+    try:
+        backend.raw(graph, "MATCH (e:Entry {seq: 2}) SET e.payload = '{\"text\":\"rewritten\"}'")
+    finally:
+        graph.close()
+    refused = cli(backend, "checkpoint")
+    assert refused.returncode == 1 and refused.stdout == "", refused.stdout
+    assert "position 2" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
 
 
 def test_while_the_chain_is_broken_writes_are_refused_and_readiness_says_why(backend: Backend) -> None:
