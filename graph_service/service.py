@@ -14,6 +14,7 @@ from graph_service.state import StoreState
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
 from graph_service.tlog.checkpoint import Signer, load_or_create_signer, sign_checkpoint
+from graph_service.verify_runs import VerifyRuns
 from graph_service.verifying import FullReport, graph_fingerprint, verify_in_child, verify_store
 
 
@@ -27,6 +28,7 @@ class Service:
         self.journal = Journal(graph, [self.state])
         self._signer: Signer | None = None
         self.started = False  # the journal replayed into `state` (start)
+        self.verify_runs = VerifyRuns(self.verify_apart)  # verify started by one request, read by later ones
 
     @classmethod
     def open(cls, settings: Settings, *, allow_legacy: bool = False) -> Service:

@@ -128,6 +128,8 @@ FIELD_ROLES: Mapping[str, Role] = {
     "redecide": Role.ADMIN,
     "provDocument": Role.ADMIN,
     "longWork": Role.ADMIN,  # what admins started, and how far it has come
+    "startVerify": Role.ADMIN,
+    "verifyRun": Role.ADMIN,
 }
 
 

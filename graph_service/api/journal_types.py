@@ -19,6 +19,8 @@ from graph_service.api.scalars import Long
 from graph_service.errors import NotFound, UserError
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
+from graph_service.verify_runs import VerifyRun as Run
+from graph_service.verifying import FullReport
 
 _CURSOR_PREFIX = "entry:"
 
@@ -123,6 +125,34 @@ class Verification:
                                                        "confidence, and every property of every node it projects.")
     fingerprint: str | None = strawberry.field(description="What a pure replay of the journal believes.")
 
+    @classmethod
+    def of(cls, report: FullReport) -> Verification:
+        chain = report.chain
+        return cls(ok=report.ok, checked=chain.checked, head_seq=chain.head_seq, first_bad=chain.first_bad,
+                   reason=chain.reason if not chain.ok else report.projection_difference,
+                   projection_ok=report.projection_ok, fingerprint=report.replay_fingerprint)
+
+
+@strawberry.type(description="A verify started by `startVerify`, which runs in the background: while it runs, "
+                             "`longWork` shows how far it has come.")
+class VerifyRun:
+    started_at: Long = strawberry.field(description="When it began, in epoch milliseconds.")
+    finished_at: Long | None = strawberry.field(description="When it ended; null while it runs.")
+    verification: Verification | None = strawberry.field(description="What it found; null while it runs, or when "
+                                                                     "it could not run (see `error`).")
+    error: str | None = strawberry.field(description="Why it gave no verification (the process doing it failed); "
+                                                     "null otherwise.")
+
+    @strawberry.field(description="True until it ends.")
+    def running(self) -> bool:
+        return self.finished_at is None
+
+    @classmethod
+    def of(cls, run: Run) -> VerifyRun:
+        return cls(started_at=Long(run.started_at),
+                   finished_at=None if run.finished_at is None else Long(run.finished_at),
+                   verification=None if run.report is None else Verification.of(run.report), error=run.error)
+
 
 @strawberry.type(description="Whole-journal work the service has running now (verify, rebuild, redecide, a PROV "
                                "document, a read as of a past position), and how far it has come.")
@@ -185,15 +215,26 @@ class JournalQuery:
     @strawberry.field(description="Re-read and check the whole stored journal, and that the graph equals its "
                                   "replay (admin; runs beside other requests, one at a time).")
     async def verify(self, info: strawberry.Info[Any, Any]) -> Verification:
-        report = await off_the_loop(service_of(info).verify_apart)
-        chain = report.chain
-        return Verification(ok=report.ok, checked=chain.checked, head_seq=chain.head_seq, first_bad=chain.first_bad,
-                            reason=chain.reason if not chain.ok else report.projection_difference,
-                            projection_ok=report.projection_ok, fingerprint=report.replay_fingerprint)
+        return Verification.of(await off_the_loop(service_of(info).verify_apart))
+
+    @strawberry.field(description="Start `verify` in the background and answer at once (admin), so no request "
+                                  "waits the minutes it takes on a large store; the run already going, if one is. "
+                                  "Watch it with `longWork`, read what it found with `verifyRun`. A query, as "
+                                  "`verify` is: it writes no journal entry (each mutation writes one).")
+    def start_verify(self, info: strawberry.Info[Any, Any]) -> VerifyRun:
+        return VerifyRun.of(service_of(info).verify_runs.start())
+
+    @strawberry.field(description="The latest verify started by `startVerify` in this serving process (admin), "
+                                  "running or done; null before the first. Under `serve --workers N` each worker "
+                                  "keeps its own.")
+    def verify_run(self, info: strawberry.Info[Any, Any]) -> VerifyRun | None:
+        run = service_of(info).verify_runs.latest()
+        return None if run is None else VerifyRun.of(run)
 
 
 @strawberry.type
 class JournalMutation:
+
     @strawberry.mutation(description="Append a note (non-empty, at most 10,000 characters) to the journal.")
     @user_errors
     async def note(self, info: strawberry.Info[Any, Any],

@@ -10,6 +10,7 @@ import itertools
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -179,3 +180,32 @@ def test_a_child_that_dies_before_it_reads_its_job_says_so(graph: GraphPort, mon
     with pytest.raises(apart.ApartFailed, match="exited 3: gone before reading"):
         apart.run_apart(graph, "rebuild", upto=None, skip=["x" * 2_000_000])
     assert apart.RUNNING.running() == []
+
+
+def test_start_verify_answers_at_once_and_verify_run_reads_what_it_found(backend: Backend) -> None:
+    service = Service.open(backend.settings())
+    try:
+        for i in range(3):
+            service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
+        client = TestClient(create_app(service.settings, service=service))
+        asked = "{ verifyRun { running startedAt finishedAt error verification { ok checked firstBad } } }"
+        assert gql(client, asked) == {"data": {"verifyRun": None}}
+
+        def run_to_its_end() -> dict[str, Any]:
+            started = gql(client, "{ startVerify { running startedAt finishedAt } }")["data"]["startVerify"]
+            assert started["running"] is True and started["finishedAt"] is None
+            deadline = time.monotonic() + 120
+            while (run := gql(client, asked)["data"]["verifyRun"])["running"]:
+                assert time.monotonic() < deadline, "verify never ended"
+                time.sleep(0.05)
+            assert run["startedAt"] == started["startedAt"] <= run["finishedAt"] and run["error"] is None
+            return run["verification"]
+
+        assert run_to_its_end() == {"ok": True, "checked": 3, "firstBad": None}
+        # A tampered entry: found in the background, and the service takes the verdict, as verify's.
+        backend.raw(service.graph, "MATCH (e:Entry {seq: 2}) SET e.payload = replace(e.payload, 'note 1', 'note 9')")
+        assert run_to_its_end() == {"ok": False, "checked": 1, "firstBad": 2}
+        with pytest.raises(JournalBroken, match="position 2"):
+            service.journal.write("ann", lambda: plan_note("after the tampering"))
+    finally:
+        service.close()
