@@ -61,11 +61,6 @@ def counted(items: Iterable[T], total: int | None) -> Iterator[T]:
     progress(done, total)
 
 
-def _stored_total(graph: GraphPort) -> int | None:
-    heads = graph.run("head_read")
-    return heads[0]["seq"] if heads and isinstance(heads[0].get("seq"), int) else None
-
-
 class _ProgressLines:
     """The child's progress: a line {"progress": [done, total, step]} on stdout, at most every
     PROGRESS_SECONDS, and at once when the step changes or `done` reaches `total` (never the same line twice)."""
@@ -89,7 +84,8 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
     from graph_service.journal.store import Journal
     from graph_service.verifying import verify_store
 
-    total = _stored_total(graph)
+    journal = Journal(graph, [])
+    total = journal.stored_length()
     checked = 0
 
     def on_entry(_entry: object) -> None:
@@ -97,7 +93,7 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
         checked += 1
         progress(checked, total)
 
-    report = verify_store(graph, Journal(graph, []), on_entry=on_entry,
+    report = verify_store(graph, journal, on_entry=on_entry,
                           on_compare=lambda: progress(checked, total, COMPARING))
     return report.as_json()
 
@@ -108,8 +104,8 @@ def rebuild_job(graph: GraphPort, upto: int | None = None, skip: list[str] | Non
     from graph_service.journal.store import Journal
     from graph_service.state import replay
 
-    total = _stored_total(graph) if upto is None else upto
-    entries = counted(Journal(graph, []).entries_after(0, limit=upto), total)
+    journal = Journal(graph, [])
+    entries = counted(journal.entries_after(0, limit=upto), journal.stored_length() if upto is None else upto)
     return replay(entries, upto=upto, skip=skip or ()).fingerprints()
 
 
@@ -119,7 +115,8 @@ def redecide_job(graph: GraphPort, retracted: list[str]) -> list[list[dict[str, 
     from graph_service.journal.store import Journal
     from graph_service.knowledge.replay import given_facts, redecide
 
-    entries = counted(Journal(graph, []).entries_after(0), _stored_total(graph))
+    journal = Journal(graph, [])
+    entries = counted(journal.entries_after(0), journal.stored_length())
     changed, justified = redecide(entries, retracted, given_facts)
     return [changed, justified]
 

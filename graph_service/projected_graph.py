@@ -110,23 +110,24 @@ class ProjectedGraph:
 
     def _flush(self) -> None:
         """Merge what is folded in memory into the database, later properties over earlier."""
-        db = self._db
-        rows = []
-        for (label, node_id), props in self._nodes.items():
-            stored = db.execute("SELECT props FROM nodes WHERE label = ? AND id = ?", (label, node_id)).fetchone()
-            merged = {**json.loads(stored[0]), **props} if stored is not None else props
-            rows.append((label, node_id, json.dumps(merged)))
-        db.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?)", rows)
-        rows = []
-        for ((rel, src_label, dst_label), src, dst), (seq, props) in self._edges.items():
-            stored = db.execute("SELECT props FROM edges WHERE rel = ? AND src_label = ? AND dst_label = ? AND "
-                                "src = ? AND dst = ?", (rel, src_label, dst_label, src, dst)).fetchone()
-            merged = {**json.loads(stored[0]), **props} if stored is not None else {"since_seq": seq, **props}
-            rows.append((rel, src_label, dst_label, src, dst, json.dumps(merged)))
-        db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?, ?)", rows)
-        db.commit()
+        self._merge("nodes", ("label", "id"), ((key, props, {}) for key, props in self._nodes.items()))
+        self._merge("edges", ("rel", "src_label", "dst_label", "src", "dst"),
+                    (((*kind, src, dst), props, {"since_seq": seq})
+                     for (kind, src, dst), (seq, props) in self._edges.items()))
+        self._db.commit()
         self._nodes.clear()
         self._edges.clear()
+
+    def _merge(self, table: str, columns: tuple[str, ...],
+               folded: Iterable[tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]]) -> None:
+        """Merge each (key, properties set, what a new row holds besides them) into `table` (our own names)."""
+        where = " AND ".join(f"{column} = ?" for column in columns)
+        rows = []
+        for key, props, new in folded:
+            stored = self._db.execute(f"SELECT props FROM {table} WHERE {where}", key).fetchone()
+            merged = {**json.loads(stored[0]), **props} if stored is not None else {**new, **props}
+            rows.append((*key, json.dumps(merged)))
+        self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * (len(columns) + 1))})", rows)
 
     def node_batches(self, size: int = BATCH) -> Iterator[dict[str, list[str]]]:
         """`projected_nodes_by_id` parameters naming every node fed, `size` at a time (every label present)."""

@@ -56,8 +56,7 @@ class Service:
 
     def stored_total(self) -> int | None:
         """The journal's length as stored (None for a store without a journal yet)."""
-        heads = self.graph.run("head_read")
-        return heads[0]["seq"] if heads and isinstance(heads[0].get("seq"), int) else None
+        return self.journal.stored_length()
 
     @property
     def origin(self) -> str:
@@ -90,15 +89,20 @@ class Service:
         return graph_fingerprint(self.graph)
 
     def verify(self, roots_at: Iterable[int] = (), on_entry: Callable[[Entry], None] | None = None) -> FullReport:
-        """`verify_store` in this process (the command line's verify), once the graph holds every entry: a
-        started service catches up; one only connected (the command line's) verifies a graph that holds every
-        entry as it is, without replaying the journal into its own state (verify replays it beside its check),
-        and starts first (a replay, which projects what the graph lacks) when the graph lags the journal."""
+        """`verify_store` in this process (the command line's verify), once the graph holds every entry
+        (`bring_graph_up_to_date`): a service only connected verifies without replaying the journal into its own
+        state, as verify replays it beside its check."""
+        self.bring_graph_up_to_date()
+        return verify_store(self.graph, self.journal, roots_at, on_entry)
+
+    def bring_graph_up_to_date(self) -> None:
+        """Make the graph hold every stored entry's projection: a started service catches up; one only connected
+        starts (a replay, which projects what the graph lacks) when the graph lags the journal, and otherwise
+        replays nothing."""
         if self.started:
             self.journal.catch_up()
         elif self.lags():
             self.start()
-        return verify_store(self.graph, self.journal, roots_at, on_entry)
 
     def lags(self) -> bool:
         """Does the graph lack the projection of some stored entry (a crash between an append and its
@@ -112,13 +116,11 @@ class Service:
         the command line's, replays nothing), else the replayed state's (one only connected starts first). The
         caller of a service only connected checks the chain first: a broken one is a start's to fold (its sound
         prefix), as the sums are the graph's."""
-        head = self.journal.stored_head()
-        current = head.get("projected") == head.get("seq") and (not self.started or self.journal.seq == head["seq"])
-        if current and self.journal.keeps_at_least(KEEPS_NOW_READS):
-            return fingerprints_kept(self.graph, head["seq"])
-        if self.started:
-            self.journal.catch_up()
-        else:
+        self.bring_graph_up_to_date()
+        # A started service whose replay stopped short of the head (a broken chain) answers from its state.
+        if self.journal.keeps_at_least(KEEPS_NOW_READS) and (not self.started or not self.journal.broken):
+            return fingerprints_kept(self.graph, self.journal.stored_head()["projected"])  # what the graph holds
+        if not self.started:
             self.start()
         return self.state.fingerprints()
 

@@ -212,6 +212,11 @@ class Journal:
         rows = self.graph.run("head_read")
         return rows[0]
 
+    def stored_length(self) -> int | None:
+        """The journal's length as stored (None for a store without a journal yet)."""
+        heads = self.graph.run("head_read")
+        return heads[0]["seq"] if heads and isinstance(heads[0].get("seq"), int) else None
+
     @property
     def projected(self) -> int:
         """The last position whose projection this process knows the graph holds (with every one before it)."""

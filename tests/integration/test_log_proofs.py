@@ -113,29 +113,28 @@ def test_a_kept_checkpoint_finds_a_rewrite_and_a_rollback(backend: Backend, tmp_
     assert forged.returncode == 2 and "not a checkpoint signed by that key" in forged.stderr
 
 
-def test_a_checkpoint_of_a_broken_chain_is_refused_on_the_command_line(backend: Backend) -> None:
+def notes_with_one_rewritten(backend: Backend, notes: int, rewritten: int) -> None:
+    """A store of `notes` notes, the one at position `rewritten` then rewritten inside the database."""
     with TestClient(create_app(backend.settings())) as client:
-        for i in range(3):
+        for i in range(notes):
             data(client, NOTE, {"t": f"n{i}"})
     graph = backend.open_graph()
     try:
-        backend.raw(graph, "MATCH (e:Entry {seq: 2}) SET e.payload = '{\"text\":\"rewritten\"}'")
+        backend.raw(graph, "MATCH (e:Entry {seq: $seq}) SET e.payload = '{\"text\":\"rewritten\"}'",
+                    {"seq": rewritten})
     finally:
         graph.close()
+
+
+def test_a_checkpoint_of_a_broken_chain_is_refused_on_the_command_line(backend: Backend) -> None:
+    notes_with_one_rewritten(backend, 3, 2)
     refused = cli(backend, "checkpoint")
     assert refused.returncode == 1 and refused.stdout == "", refused.stdout
     assert "position 2" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
 
 
 def test_while_the_chain_is_broken_writes_are_refused_and_readiness_says_why(backend: Backend) -> None:
-    with TestClient(create_app(backend.settings())) as client:
-        for i in range(4):
-            data(client, NOTE, {"t": f"n{i}"})
-    graph = backend.open_graph()
-    try:
-        backend.raw(graph, "MATCH (e:Entry {seq: 3}) SET e.payload = '{\"text\":\"rewritten\"}'")
-    finally:
-        graph.close()
+    notes_with_one_rewritten(backend, 4, 3)
     with TestClient(create_app(backend.settings())) as client:
         ready = client.get("/readyz")
         assert ready.status_code == 503 and ready.json()["first_bad"] == 3
