@@ -9,7 +9,7 @@ becomes evidence, an observation marked inaccurate is flagged on its node.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from graph_service.beliefs.state import BeliefState
@@ -28,10 +28,22 @@ KNOWLEDGE_FINGERPRINT = "knowledge"  # the ids of the Fingerprint nodes (see Sto
 BELIEFS_FINGERPRINT = "beliefs"
 
 
-class StoreState:
-    """All domains, fed entries in journal order."""
+WrittenStatuses = Callable[[Entry], Mapping[str, str]]
+"""The status a knowledge entry (or an answer) gave each Item node it wrote, as the graph keeps it."""
 
-    def __init__(self) -> None:
+
+class StoreState:
+    """All domains, fed entries in journal order.
+
+    With `written_statuses`, the knowledge domain is not applied: a knowledge entry (and an answer's knowledge
+    operations) is taken as the graph holds it, and only what the other domains need of it is applied, from
+    the statuses it gave the items it wrote (`written_statuses(entry)`): each item's status, and the evidence
+    that goes with an item that fell or comes back with it. Only for entries whose projection the graph holds;
+    the knowledge state stays empty, so what reads it (its fingerprint, its planners) is not for this mode.
+    """
+
+    def __init__(self, written_statuses: WrittenStatuses | None = None) -> None:
+        self.written_statuses = written_statuses
         self.notes = NoteDomain()
         self.knowledge = KnowledgeState()
         self.beliefs = BeliefState()
@@ -41,11 +53,15 @@ class StoreState:
         self.position = 0
         self.skip: frozenset[str] = frozenset()  # items a replay leaves out (see `replay`)
         self._observations: set[str] = set()
+        # Each written item's status as its Item node holds it: what the other domains ask of an item
+        # (`present`, `require_roots`), kept apart from the knowledge state so that they can be answered
+        # without it (a knowledge entry taken as the graph holds it: `written_statuses`).
+        self._item_status: dict[str, str] = {}
         self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
 
     def reset(self) -> None:
         """Back to the empty state (before a full replay)."""
-        self.__init__()  # type: ignore[misc]
+        self.__init__(self.written_statuses)  # type: ignore[misc]
 
     def handles(self, op: str) -> bool:
         return any(d.handles(op) for d in self._domains)
@@ -57,11 +73,15 @@ class StoreState:
         believed = self.beliefs.running_fingerprint.sum()
         for domain in self._domains:
             if domain.handles(entry.op):
-                applied = domain.apply(entry)
                 break
         else:
             raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
-        if domain is self.knowledge:
+        taken = domain is self.knowledge and self.written_statuses is not None
+        applied = Applied(result={"changes": self._written_changes(entry)}) if taken else domain.apply(entry)
+        if taken:
+            self._items_gone(entry, applied)
+        elif domain is self.knowledge:
+            self._note_statuses(applied)
             self._items_gone(entry, applied)
             self._kept_for_writes(entry, applied, summed)
         elif domain is self.stream:
@@ -88,7 +108,7 @@ class StoreState:
         exactly while every root it cites is present, so a row on a gone root would count for nothing
         (refused, so the client learns it now). Other root kinds are the belief layer's to check."""
         for root in root_ids:
-            if root_kind == "item" and root not in self.knowledge.items:
+            if root_kind == "item" and root not in self._item_status:
                 raise NotFound(f"{field}: no item {root!r}", field=field)
             if root_kind == "item" and not self.present("item", root):
                 raise Conflict(f"{field}: item {root!r} is retracted; evidence must rest on what is present",
@@ -120,7 +140,13 @@ class StoreState:
 
         The answer carries its knowledge sub-operations, planned when it was written; each is
         applied as the knowledge store's own entry at this position, with its cross-domain effects.
+        With `written_statuses`, the operations are taken as the graph holds them, as one change.
         """
+        if self.written_statuses is not None:
+            written = self._written_changes(entry)
+            self._items_gone(entry, Applied(result=written))
+            applied.result = {**(applied.result or {}), "changes": written, "knowledge": []}
+            return
         changes: dict[str, tuple[str, str]] = {}
         results = []
         for sub in entry.payload.get("knowledge") or ():
@@ -131,6 +157,7 @@ class StoreState:
                 continue
             summed = self.knowledge.fingerprint_sum()
             done = self.knowledge.apply(sub_entry)
+            self._note_statuses(done)
             self._items_gone(sub_entry, done)
             self._kept_for_writes(sub_entry, done, summed)
             applied.projection.extend(done.projection)
@@ -149,8 +176,31 @@ class StoreState:
         for good, a rejected belief's rows go with it)."""
         if root_kind != "item":
             return True
-        status = self.knowledge.status(root_id)
+        status = self._item_status.get(root_id)
         return status is not None and status != RETRACTED
+
+    def item_status(self, item_id: str) -> str | None:
+        """The item's status as its Item node holds it, None for an id never written (KnowledgeState.status)."""
+        return self._item_status.get(item_id)
+
+    def _written_changes(self, entry: Entry) -> dict[str, tuple[str, str]]:
+        """{item: (before, after)} for each item whose status the entry changed, as `written_statuses` gives
+        them (an item written first has no status before: not a change, as KnowledgeState reports it)."""
+        assert self.written_statuses is not None
+        changes = {}
+        for item_id, status in sorted(self.written_statuses(entry).items()):
+            before = self._item_status.get(item_id)
+            if before is not None and before != status:
+                changes[item_id] = (before, status)
+            self._item_status[item_id] = status
+        return changes
+
+    def _note_statuses(self, applied: Applied) -> None:
+        # Every item a knowledge entry re-decides to another verdict, or writes first, is materialised with
+        # its status (KnowledgeState._recompute), so the Item nodes it writes carry every status change.
+        for node in applied.projection.nodes:
+            if node.label == "Item" and "status" in node.props:
+                self._item_status[node.id] = node.props["status"]
 
     def _late_rows(self, entry: Entry, applied: Applied) -> None:
         """One rule for a row's liveness (SPEC 3.4): a row written on an item that is not present (in a
