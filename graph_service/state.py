@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from graph_service.beliefs.state import BeliefState
@@ -19,6 +20,7 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.state import KnowledgeState
+from graph_service.projection import Projection
 from graph_service.questions import ANSWER_QUESTION, QuestionState
 from graph_service.statements import OP_SAY, StatementState, message_observation_id
 from graph_service.stream.state import StreamState
@@ -28,22 +30,35 @@ KNOWLEDGE_FINGERPRINT = "knowledge"  # the ids of the Fingerprint nodes (see Sto
 BELIEFS_FINGERPRINT = "beliefs"
 
 
-WrittenStatuses = Callable[[Entry], Mapping[str, str]]
-"""The status a knowledge entry (or an answer) gave each Item node it wrote, as the graph keeps it."""
+@dataclass
+class TakenOperation:
+    """One knowledge operation of an entry as the graph gives it (StoreState's `knowledge_taken`): the status
+    it gave each Item node it wrote and, for an entry whose projection the graph does not hold yet, what to
+    write (its own changes, then its bookkeeping: the other domains' effects go between the two, as `apply`
+    writes them) and its result."""
+
+    statuses: Mapping[str, str]
+    projection: Projection = field(default_factory=Projection)
+    bookkeeping: Projection = field(default_factory=Projection)
+    result: Any = None
+
+
+KnowledgeTaken = Callable[[Entry], list[TakenOperation]]
+"""A knowledge entry's operations (one, or an answer's) as the graph gives them."""
 
 
 class StoreState:
     """All domains, fed entries in journal order.
 
-    With `written_statuses`, the knowledge domain is not applied: a knowledge entry (and an answer's knowledge
-    operations) is taken as the graph holds it, and only what the other domains need of it is applied, from
-    the statuses it gave the items it wrote (`written_statuses(entry)`): each item's status, and the evidence
-    that goes with an item that fell or comes back with it. Only for entries whose projection the graph holds;
-    the knowledge state stays empty, so what reads it (its fingerprint, its planners) is not for this mode.
+    With `knowledge_taken`, the knowledge domain is not applied: a knowledge entry (and an answer's knowledge
+    operations) is taken as the graph gives it (`knowledge_taken(entry)`), and only its effects on the other
+    domains are applied here, from the statuses it gave the items it wrote: each item's status, and the evidence
+    that goes with an item that fell or comes back with it. The knowledge state stays empty, so what reads it
+    (its fingerprint, its planners) is not for this mode.
     """
 
-    def __init__(self, written_statuses: WrittenStatuses | None = None) -> None:
-        self.written_statuses = written_statuses
+    def __init__(self, knowledge_taken: KnowledgeTaken | None = None) -> None:
+        self.knowledge_taken = knowledge_taken
         self.notes = NoteDomain()
         self.knowledge = KnowledgeState()
         self.beliefs = BeliefState()
@@ -55,13 +70,13 @@ class StoreState:
         self._observations: set[str] = set()
         # Each written item's status as its Item node holds it: what the other domains ask of an item
         # (`present`, `require_roots`), kept apart from the knowledge state so that they can be answered
-        # without it (a knowledge entry taken as the graph holds it: `written_statuses`).
+        # without it (a knowledge entry taken as the graph gives it: `knowledge_taken`).
         self._item_status: dict[str, str] = {}
         self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
 
     def reset(self) -> None:
         """Back to the empty state (before a full replay)."""
-        self.__init__(self.written_statuses)  # type: ignore[misc]
+        self.__init__(self.knowledge_taken)  # type: ignore[misc]
 
     def handles(self, op: str) -> bool:
         return any(d.handles(op) for d in self._domains)
@@ -76,10 +91,11 @@ class StoreState:
                 break
         else:
             raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
-        taken = domain is self.knowledge and self.written_statuses is not None
-        applied = Applied(result={"changes": self._written_changes(entry)}) if taken else domain.apply(entry)
+        taken = domain is self.knowledge and self.knowledge_taken is not None
+        applied = Applied() if taken else domain.apply(entry)
         if taken:
-            self._items_gone(entry, applied)
+            changes, results = self._take_knowledge(entry, applied)
+            applied.result = results[0] if results and results[0] is not None else {"changes": changes}
         elif domain is self.knowledge:
             self._note_statuses(applied)
             self._items_gone(entry, applied)
@@ -140,12 +156,11 @@ class StoreState:
 
         The answer carries its knowledge sub-operations, planned when it was written; each is
         applied as the knowledge store's own entry at this position, with its cross-domain effects.
-        With `written_statuses`, the operations are taken as the graph holds them, as one change.
+        With `knowledge_taken`, the operations are taken as the graph gives them.
         """
-        if self.written_statuses is not None:
-            written = self._written_changes(entry)
-            self._items_gone(entry, Applied(result=written))
-            applied.result = {**(applied.result or {}), "changes": written, "knowledge": []}
+        if self.knowledge_taken is not None:
+            changes, results = self._take_knowledge(entry, applied)
+            applied.result = {**(applied.result or {}), "changes": changes, "knowledge": results}
             return
         changes: dict[str, tuple[str, str]] = {}
         results = []
@@ -183,12 +198,28 @@ class StoreState:
         """The item's status as its Item node holds it, None for an id never written (KnowledgeState.status)."""
         return self._item_status.get(item_id)
 
-    def _written_changes(self, entry: Entry) -> dict[str, tuple[str, str]]:
-        """{item: (before, after)} for each item whose status the entry changed, as `written_statuses` gives
-        them (an item written first has no status before: not a change, as KnowledgeState reports it)."""
-        assert self.written_statuses is not None
+    def _take_knowledge(self, entry: Entry, applied: Applied) -> tuple[dict[str, tuple[str, str]], list[Any]]:
+        """Take the entry's knowledge operations as `knowledge_taken` gives them, in turn, into `applied`: each
+        one's own changes, the evidence that goes or comes back with the items whose status it changed, and
+        its bookkeeping. Returns the status changes of them all (first before, last after) and their results."""
+        assert self.knowledge_taken is not None
+        changes: dict[str, tuple[str, str]] = {}
+        results = []
+        for operation in self.knowledge_taken(entry):
+            own = self._status_changes(operation.statuses)
+            applied.projection.extend(operation.projection)
+            self._items_gone(entry, Applied(applied.projection, {"changes": own}))
+            applied.projection.extend(operation.bookkeeping)
+            results.append(operation.result)
+            for item_id, (before, after) in own.items():
+                changes[item_id] = (changes.get(item_id, (before, after))[0], after)
+        return {i: c for i, c in sorted(changes.items()) if c[0] != c[1]}, results
+
+    def _status_changes(self, statuses: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+        """{item: (before, after)} for each item whose status these statuses change, which they then set (an
+        item written first has no status before: not a change, as KnowledgeState reports it)."""
         changes = {}
-        for item_id, status in sorted(self.written_statuses(entry).items()):
+        for item_id, status in sorted(statuses.items()):
             before = self._item_status.get(item_id)
             if before is not None and before != status:
                 changes[item_id] = (before, status)
@@ -196,11 +227,7 @@ class StoreState:
         return changes
 
     def _note_statuses(self, applied: Applied) -> None:
-        # Every item a knowledge entry re-decides to another verdict, or writes first, is materialised with
-        # its status (KnowledgeState._recompute), so the Item nodes it writes carry every status change.
-        for node in applied.projection.nodes:
-            if node.label == "Item" and "status" in node.props:
-                self._item_status[node.id] = node.props["status"]
+        self._item_status.update(item_statuses(applied.projection))
 
     def _late_rows(self, entry: Entry, applied: Applied) -> None:
         """One rule for a row's liveness (SPEC 3.4): a row written on an item that is not present (in a
@@ -223,12 +250,8 @@ class StoreState:
         each (item, time) the expiry queue took in or gave up on its Due node (`queued_at`, `taken_at`: the
         positions that did), and the running fingerprint's sum (`summed` before the entry) on the one
         Fingerprint node (`total` in hex, `count`, and `seq`, the position that last changed it)."""
-        for unit, done_time in sorted(self.knowledge.scheduled.items()):
-            applied.projection.node("Unit", unit, done_time=done_time)
-        for (item_id, expires), queued in sorted(self.knowledge.expiry.changes.items()):
-            props = {"item": item_id, "expires": expires, "queued_at": entry.seq} if queued else {"taken_at": entry.seq}
-            applied.projection.node("Due", due_id(item_id, expires), **props)
-        kept_fingerprint(applied, KNOWLEDGE_FINGERPRINT, summed, self.knowledge.fingerprint_sum(), entry.seq)
+        kept_for_writes(applied.projection, entry.seq, self.knowledge.scheduled, self.knowledge.expiry.changes,
+                        summed, self.knowledge.fingerprint_sum())
 
     def _items_gone(self, entry: Entry, applied: Applied) -> None:
         """Evidence resting on an item that became retracted goes with it (SPEC 3.4); evidence that went
@@ -252,6 +275,31 @@ class StoreState:
 
     def beliefs_fingerprint(self) -> str:
         return self.beliefs.running_fingerprint.value()
+
+
+def item_statuses(projection: Projection) -> dict[str, str]:
+    """The status a knowledge operation's projection gives each Item node it writes. Every item it re-decides
+    to another verdict, or writes first, is materialised with its status (KnowledgeState._recompute), so these
+    are every status it changed."""
+    return {node.id: node.props["status"] for node in projection.nodes
+            if node.label == "Item" and "status" in node.props}
+
+
+def kept_for_writes(projection: Projection, seq: int, scheduled: Mapping[str, int | None],
+                    expiry_changes: Mapping[tuple[str, int], bool], before: tuple[int, int],
+                    after: tuple[int, int]) -> None:
+    """Write what the knowledge operation at `seq` changed of the parts of the knowledge state that are not its
+    items' own (StoreState._kept_for_writes): the units' done times it changed (`scheduled`), the (item, time)
+    pairs the expiry queue took in or gave up (`expiry_changes`), and the running fingerprint's (digest sum,
+    count), moved from `before` to `after`."""
+    for unit, done_time in sorted(scheduled.items()):
+        projection.node("Unit", unit, done_time=done_time)
+    for (item_id, expires), queued in sorted(expiry_changes.items()):
+        props = {"item": item_id, "expires": expires, "queued_at": seq} if queued else {"taken_at": seq}
+        projection.node("Due", due_id(item_id, expires), **props)
+    if after != before:
+        total, count = after
+        projection.node("Fingerprint", KNOWLEDGE_FINGERPRINT, total=format(total, "064x"), count=count, seq=seq)
 
 
 def kept_fingerprint(applied: Applied, fingerprint_id: str, before: tuple[int, int], after: tuple[int, int],

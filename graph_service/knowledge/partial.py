@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graph_service.digest_sum import combine
@@ -215,6 +215,9 @@ class RegionApplied:
     """Each entry's changes to the units' done times (KnowledgeState.scheduled), what the graph keeps."""
     expiries: list[dict[tuple[str, int], bool]]
     """Each entry's changes to the expiry queue (ExpiryQueue.changes), what the graph keeps."""
+    fingerprints: list[tuple[int, int]] = field(default_factory=list)
+    """After each entry, how far the entries so far moved the store's running fingerprint: (digest sum, count)
+    to add to the store's before them (digest_sum.MODULUS); (0, 0) where they left it as it was."""
 
 
 def apply_on_what_it_reads(knowledge_ops: list[Entry], answer: Answer, clock: int) -> RegionApplied:
@@ -226,12 +229,13 @@ def apply_on_what_it_reads(knowledge_ops: list[Entry], answer: Answer, clock: in
     for a whole part (a flag over everything, a snapshot of everything: they touch the whole store)."""
     reader = Reader(answer, Fetched())
     state = scratch_state(reader, clock)
-    applied, scheduled, expiries = [], [], []
+    applied, scheduled, expiries, fingerprints = [], [], [], []
     for entry in knowledge_ops:
         applied.append(state.apply(entry))
         scheduled.append(dict(state.scheduled))
         expiries.append(dict(state.expiry.changes))
-    return RegionApplied(applied, reader.fetched, reader.reads, scheduled, expiries)
+        fingerprints.append((state._fingerprint.total, state._fingerprint.count))
+    return RegionApplied(applied, reader.fetched, reader.reads, scheduled, expiries, fingerprints)
 
 
 @dataclass

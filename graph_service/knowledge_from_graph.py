@@ -1,0 +1,91 @@
+"""Knowledge entries as the graph gives them (StoreState's `knowledge_taken`), so that the service applies
+them without holding a knowledge state: an entry whose projection the graph holds is taken as it holds it (the
+statuses it gave the items it wrote, all the other domains need of it), and one it does not hold yet is applied
+on what its rules read of the graph as of the entry before it (knowledge_region.apply_from_graph), with the
+bookkeeping the whole state would write beside it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+
+from graph_service.digest_sum import MODULUS
+from graph_service.fingerprint_as_of import kept_sum_upto
+from graph_service.history import HistoryMissing
+from graph_service.journal.chain import Entry
+from graph_service.knowledge_region import apply_from_graph
+from graph_service.projection import Projection
+from graph_service.state import KNOWLEDGE_FINGERPRINT, TakenOperation, item_statuses, kept_for_writes
+from graph_service.storage.port import GraphPort
+
+PAGE = 2_000  # positions read a statement, as the journal reads its entries (journal.store.PAGE)
+
+
+class KnowledgeFromGraph:
+    """`knowledge_taken` for a state fed entries in journal order. `held()`: the last position whose projection
+    the graph holds, with every one before it."""
+
+    def __init__(self, graph: GraphPort, held: Callable[[], int], page: int = PAGE) -> None:
+        self.graph, self.held = graph, held
+        self.statuses = StatusesFromGraph(graph, page)
+        self.applied = 0  # entries applied on what they read (the others were taken as the graph holds them)
+
+    def __call__(self, entry: Entry) -> list[TakenOperation]:
+        if entry.seq <= self.held():
+            return [TakenOperation(self.statuses(entry))]
+        self.applied += 1
+        return self.apply(entry)
+
+    def apply(self, entry: Entry) -> list[TakenOperation]:
+        """The entry's knowledge operations applied on what their rules read of the graph as of the entry before
+        it, each with its bookkeeping (state.kept_for_writes): what applying it on the whole state writes.
+        Raises what apply_from_graph raises (NeedMore for an operation that reads a whole part)."""
+        region = apply_from_graph(self.graph, entry, entry.seq - 1)
+        base: tuple[int, int] | None = None
+        moved = (0, 0)
+        taken = []
+        for applied, scheduled, expiries, now in zip(region.applied, region.scheduled, region.expiries,
+                                                     region.fingerprints, strict=True):
+            if now != moved and base is None:  # read only when the fingerprint moves (one lookup)
+                base = kept_sum_upto(self.graph, KNOWLEDGE_FINGERPRINT, entry.seq - 1)
+            before, after = (_moved(base, moved), _moved(base, now)) if base is not None else ((0, 0), (0, 0))
+            bookkeeping = Projection()
+            kept_for_writes(bookkeeping, entry.seq, scheduled, expiries, before, after)
+            taken.append(TakenOperation(item_statuses(applied.projection), applied.projection, bookkeeping,
+                                        applied.result))
+            moved = now
+        return taken
+
+
+def _moved(base: tuple[int, int], by: tuple[int, int]) -> tuple[int, int]:
+    return (base[0] + by[0]) % MODULUS, base[1] + by[1]
+
+
+class StatusesFromGraph:
+    """The statuses held entries gave the items they wrote, for a state fed entries in journal order: those of
+    a range of `page` positions are read in one statement when an entry of it is first asked for (the WROTE
+    edges' changes: every change of an item's status sets it on its node). Reads forward; an entry before
+    the range read last reads its range again."""
+
+    def __init__(self, graph: GraphPort, page: int = PAGE) -> None:
+        self.graph, self.page = graph, page
+        self._after, self._until = 0, 0
+        self._by_seq: dict[int, dict[str, str]] = {}
+        self.statements = 0
+
+    def __call__(self, entry: Entry) -> Mapping[str, str]:
+        if not self._after < entry.seq <= self._until:
+            self._read(entry.seq - 1, entry.seq - 1 + self.page)
+        return self._by_seq.get(entry.seq, {})
+
+    def _read(self, after: int, until: int) -> None:
+        rows = self.graph.run("item_statuses_written_between", {"after": after, "until": until})
+        self.statements += 1
+        by_seq: dict[int, dict[str, str]] = {}
+        for row in rows:
+            if row["changes"] is None:  # written before history was kept
+                raise HistoryMissing(row["seq"])
+            status = json.loads(row["changes"]).get("status")
+            if status is not None:
+                by_seq.setdefault(row["seq"], {})[row["id"]] = status
+        self._after, self._until, self._by_seq = after, until, by_seq

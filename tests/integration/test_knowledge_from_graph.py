@@ -1,0 +1,119 @@
+"""A state that holds no knowledge state, taking each knowledge entry as the graph gives it
+(graph_service.knowledge_from_graph), does what the whole state does: taken as the graph holds it (the
+statuses it gave the items it wrote), every other domain ends as the full replay leaves it, and every item's
+status too; applied on what its rules read of the graph as of the entry before it, every entry writes what
+the whole state writes, the knowledge bookkeeping included, and answers what it answers. That is what a start
+and a write need of the knowledge entries once the service no longer holds the knowledge state
+(docs/stateless-path.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from graph_service.journal.chain import Entry
+from graph_service.knowledge import ops
+from graph_service.knowledge.as_of import knowledge_ops
+from graph_service.knowledge_from_graph import KnowledgeFromGraph
+from graph_service.partial_reads import NeedMore
+from graph_service.questions.state import ANSWER_QUESTION
+from graph_service.service import Service
+from graph_service.state import StoreState, TakenOperation, replay
+from tests.backends import Backend
+from tests.integration.knowledge_histories import write_knowledge_history
+from tests.knowledge_applies import differences, plain
+
+
+def _beliefs(state: StoreState) -> dict[str, Any]:
+    beliefs = state.beliefs
+    return {
+        "fingerprint": beliefs.running_fingerprint.value(),
+        "rows": {i: dataclasses.asdict(r) for i, r in sorted(beliefs.rows.items())},
+        "beliefs": {i: (b.version, b.status, b.updated_seq, b.breakdown, list(b.evidence))
+                    for i, b in sorted(beliefs.beliefs.items())},
+        "links": sorted((k, dataclasses.astuple(v)) for k, v in beliefs.links.items()),
+        "refusals": list(beliefs.refusals),
+    }
+
+
+def _others(state: StoreState) -> dict[str, Any]:
+    return {
+        "observations": state.stream.observations(),
+        "observers": state.stream.observers(),
+        "questions": state.questions.questions(),
+        "position": state.position,
+    }
+
+
+@pytest.mark.parametrize("seed", [5, 29])
+def test_a_replay_taking_knowledge_entries_as_the_graph_holds_them_leaves_the_other_domains_as_the_full_one(
+        backend: Backend, seed: int) -> None:
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 200, seed)
+        entries = list(service.journal.entries_after(0))
+        whole = replay(entries)
+        taking = KnowledgeFromGraph(service.graph, held=lambda: len(entries), page=64)
+        taken = StoreState(taking)
+        for entry in entries:
+            taken.apply(entry)
+        assert taking.applied == 0
+        assert taking.statuses.statements >= len(entries) // 64  # a range at a time, never an entry at a time
+        assert not taken.knowledge.items  # nothing of the knowledge state was held
+        every_item = sorted(whole.knowledge.items)
+        assert {i: taken.item_status(i) for i in every_item} == {i: whole.knowledge.status(i) for i in every_item}
+        assert {i: whole.item_status(i) for i in every_item} == {i: whole.knowledge.status(i) for i in every_item}
+        fell = [r for r in whole.beliefs.rows.values() if r.retracted and r.root_kind == "item"]
+        assert fell, "the history must take evidence down with an item for this to test anything"
+        assert _beliefs(taken) == _beliefs(whole)
+        assert _others(taken) == _others(whole)
+    finally:
+        service.close()
+
+
+class _AppliedWherePossible(KnowledgeFromGraph):
+    """Every entry applied on what it reads (as a write does), but one that reads a whole part (a flag over
+    everything, a snapshot of everything) taken as the graph holds it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.whole_part: Counter[str] = Counter()
+        self.ops: Counter[str] = Counter()
+
+    def __call__(self, entry: Entry) -> list[TakenOperation]:
+        try:
+            taken = self.apply(entry)
+        except NeedMore:
+            self.whole_part[entry.op] += 1
+            return [TakenOperation(self.statuses(entry))]
+        self.ops[entry.op] += 1
+        return taken
+
+
+@pytest.mark.parametrize("seed", [3, 17])
+def test_each_knowledge_entry_applied_from_the_graph_writes_and_answers_what_the_whole_state_does(
+        backend: Backend, seed: int) -> None:
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 160, seed)
+        whole = StoreState()
+        taking = _AppliedWherePossible(service.graph, held=lambda: 0)
+        taken = StoreState(taking)
+        for entry in service.journal.entries_after(0):
+            want, applied_before = whole.apply(entry), sum(taking.ops.values())
+            got = taken.apply(entry)
+            if knowledge_ops(entry.op, entry.payload) and sum(taking.ops.values()) == applied_before:
+                continue  # taken as the graph holds it: nothing of its own to write
+            assert plain(got.projection) == plain(want.projection), (
+                entry.seq, entry.op, differences(plain(got.projection), plain(want.projection)))
+            assert got.result == want.result, (entry.seq, entry.op)
+        assert set(taking.ops) >= {ops.ADD, ops.RETRACT, ops.ROLLBACK, ops.RECONFIRM, ops.USED, ops.FLAG,
+                                   ops.END_FLAG, ops.RESOLVE, ops.TICK, ANSWER_QUESTION}, taking.ops
+        assert _beliefs(taken) == _beliefs(whole)
+        every_item = sorted(whole.knowledge.items)
+        assert {i: taken.item_status(i) for i in every_item} == {i: whole.knowledge.status(i) for i in every_item}
+    finally:
+        service.close()
