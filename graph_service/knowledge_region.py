@@ -33,6 +33,7 @@ from graph_service.knowledge.as_of import (
 from graph_service.knowledge.incremental import unit_of
 from graph_service.knowledge.partial import (
     DEPENDENTS,
+    DISPUTE_KEY,
     DISPUTES,
     DUE,
     FINGERPRINT,
@@ -57,13 +58,14 @@ from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState, scope_id
-from graph_service.partial_reads import Fetched, Reader
+from graph_service.partial_reads import WHOLE, Fetched, Reader
 from graph_service.projection import KEEPS_KNOWLEDGE
 from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort
 from graph_service.storage.walks import walk
 
 # A knowledge component's edges, both ways: premises, shared keys, supersedes (KnowledgeState.neighbours).
+ITEMS_A_STATEMENT = 500  # items read in one statement (each read brings what the rules read next of it)
 COMPONENT_STEPS = (
     ("item_premises_step_upto", "DERIVED_FROM"),
     ("item_dependents_step_upto", "DERIVED_FROM"),
@@ -115,10 +117,12 @@ class BookkeepingMissing(UserError):
 class PartsFromGraph:
     """The parts of the knowledge store as of position `upto` that knowledge.partial asks for, read from the
     graph's history (one or two indexed statements a part; an item comes with what the rules read next of it,
-    `partial.read_with`). BookkeepingMissing for a store whose graph does not keep what a write reads."""
+    `partial.read_with`). BookkeepingMissing for a store whose graph does not keep what a write reads.
+    `whole`: every item is read when the rules ask for them all (a write that touches every item); otherwise
+    that raises NeedMore (a read that would, such as a snapshot of everything, runs apart instead)."""
 
-    def __init__(self, graph: GraphPort, upto: int) -> None:
-        self.graph, self.upto = graph, upto
+    def __init__(self, graph: GraphPort, upto: int, *, whole: bool = False) -> None:
+        self.graph, self.upto, self.whole = graph, upto, whole
         self._read: dict[tuple[str, Any], Any] = {}
         rows = graph.run("write_reads_start", {"seq": upto})
         if not rows or not isinstance(rows[0]["keeps"], int) or rows[0]["keeps"] < KEEPS_KNOWLEDGE:
@@ -136,8 +140,14 @@ class PartsFromGraph:
         """What the store holds at `key` of `part` (None: nothing there), with an item what the rules read
         next of it, and with the items of a subject or a scope entry each of them and what they name (read
         in one statement: the rules read them next)."""
-        found: dict[str, dict[Any, Any]] = {part: {key: self._part(part, key)}}
-        ids = items_sent_with(part, key, found[part][key])
+        if key == WHOLE:  # every item (a flag over everything, a snapshot of everything): it touches them all
+            if part != ITEMS or not self.whole:
+                return {}
+            found: dict[str, dict[Any, Any]] = {ITEMS: {WHOLE: None}}
+            ids = [r["id"] for r in self.graph.run("item_ids_upto", {"upto": self.upto})]
+        else:
+            found = {part: {key: self._part(part, key)}}
+            ids = items_sent_with(part, key, found[part][key])
         self.read_items(ids)
         for item_id in ids:
             rec = found.setdefault(ITEMS, {})[item_id] = self._part(ITEMS, item_id)
@@ -165,6 +175,10 @@ class PartsFromGraph:
             return self._linked(self.graph.run("items_in_scope_upto", {"scope": scope_id(name, json.loads(value))}))
         if part == FINGERPRINT:
             return self._fingerprint_sum()
+        if part == DISPUTE_KEY:  # a dispute opened by `upto` (its id ends with the position it opened at)
+            rows = self.graph.run("dispute_by_id", {"id": key})
+            found = rows[0]["dispute"] if rows else None
+            return found["key"] if found is not None and found["opened_at"] <= self.upto else None
         if part == ON_KEY:
             return {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
         if part in (DEPENDENTS, SUPERSEDED_BY):
@@ -189,8 +203,11 @@ class PartsFromGraph:
 
 
     def read_items(self, ids: Iterable[str]) -> None:
-        """Read those of these items not read yet, in one statement (see `_read_items`)."""
-        self._read_items([i for i in ids if (ITEMS, i) not in self._read])
+        """Read those of these items not read yet, in one statement for each ITEMS_A_STATEMENT of them (see
+        `_read_items`)."""
+        wanted = [i for i in ids if (ITEMS, i) not in self._read]
+        for at in range(0, len(wanted), ITEMS_A_STATEMENT):
+            self._read_items(wanted[at:at + ITEMS_A_STATEMENT])
 
     def _read_items(self, ids: list[str]) -> None:
         """The items' records, read in one statement with what the rules read next of each (`read_with`),
@@ -266,7 +283,7 @@ def apply_from_graph(graph: GraphPort, entry: Entry, upto: int) -> RegionApplied
     store's state (knowledge.partial), at the cost of what it reads. NeedMore (for a whole part) from a
     snapshot of everything or a flag over everything; BookkeepingMissing for a store whose graph does not
     keep what a write reads; HistoryMissing where the store was written before history was kept."""
-    source = PartsFromGraph(graph, upto)
+    source = PartsFromGraph(graph, upto, whole=True)
     return apply_answering(entry, source.clock, source.answer)
 
 
@@ -274,7 +291,7 @@ def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], u
     """Run a knowledge planner on only what it reads, each part read from the graph as of position `upto`
     (the head it plans on) as it is asked for: the draft it gives on the whole store's state, or the refusal
     it raises there (knowledge.partial.plan_on_what_it_reads)."""
-    source = PartsFromGraph(graph, upto)
+    source = PartsFromGraph(graph, upto, whole=True)
     return plan_on_what_it_reads(plan, source.answer, source.clock)
 
 

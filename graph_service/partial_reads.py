@@ -43,17 +43,20 @@ class Reader:
                 targets[part].absorb(found)
 
     def read(self, part: str, key: Hashable) -> None:
-        """Fetch `part` at `key` from the source; NeedMore if it did not send it."""
+        """Fetch `part` at `key` from the source (WHOLE: every key of it, which the source marks by sending
+        WHOLE among them); NeedMore if it did not send it."""
         found = self.answer(part, key)
         if key not in found.get(part, {}):
             raise NeedMore(part, key)
         self.reads += 1
         for other, entries in found.items():
-            new = {k: v for k, v in entries.items() if k not in self.fetched.parts.get(other, {})}
+            new = {k: v for k, v in entries.items() if k != WHOLE and k not in self.fetched.parts.get(other, {})}
             self.fetched.add(other, new)
             for targets in self.targets:
                 if other in targets:
                     targets[other].absorb(new)
+                    if WHOLE in entries:
+                        targets[other].whole = True
 
 
 def _as_set(value: Any) -> Any:
@@ -78,6 +81,7 @@ class PartialMap(dict):  # type: ignore[type-arg]
         super().__init__()
         self.part, self.reader, self.convert = part, reader, convert
         self.known: set[Any] = set()
+        self.whole = False  # every key of the part read (WHOLE): it iterates as the whole map would
 
     def absorb(self, found: Mapping[Any, Any]) -> None:
         """Take what the store holds at keys not known yet (a known key may have been changed by the rules)."""
@@ -123,21 +127,32 @@ class PartialMap(dict):  # type: ignore[type-arg]
             self[key] = value
 
     # Whole-map reads: the rules of a write with a region never make them (a flag over everything and a
-    # snapshot of everything do: they touch the whole store).
+    # snapshot of everything do: they touch the whole store), so they read every key of the part first.
+    def _read_whole(self) -> None:
+        if not self.whole:
+            if self.reader is None:
+                raise NeedMore(self.part, WHOLE)
+            self.reader.read(self.part, WHOLE)
+
     def __iter__(self) -> Iterator[Any]:
-        raise NeedMore(self.part, WHOLE)
+        self._read_whole()
+        return super().__iter__()
 
     def __len__(self) -> int:
-        raise NeedMore(self.part, WHOLE)
+        self._read_whole()
+        return super().__len__()
 
     def keys(self) -> Any:
-        raise NeedMore(self.part, WHOLE)
+        self._read_whole()
+        return super().keys()
 
     def values(self) -> Any:
-        raise NeedMore(self.part, WHOLE)
+        self._read_whole()
+        return super().values()
 
     def items(self) -> Any:
-        raise NeedMore(self.part, WHOLE)
+        self._read_whole()
+        return super().items()
 
 
 class DerivedMap(PartialMap):

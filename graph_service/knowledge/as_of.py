@@ -154,6 +154,7 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
         if event is None:
             continue
         state.dispute_events[event.key] = (*state.dispute_events.get(event.key, ()), event)
+        state.dispute_keys[props["id"]] = event.key
         if event.open:
             state.open_disputes[props["id"]] = event
     state.resolutions = _resolutions(history.disputes, upto)

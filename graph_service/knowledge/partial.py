@@ -16,10 +16,11 @@ unit's done time (incremental.Order; its first position and predecessors are der
 `scratch_state`, so the graph keeps only the done time, on the unit's Unit node), an item's pending expiry
 times, the pairs a tick takes from the expiry queue (knowledge.expiry; Due nodes in the graph), the items on
 a subject or in a scope entry (what a snapshot and a flag over a scope read; learning an item adds to them
-blind, see BlindIndex), and the store's running fingerprint (read only where its value is: a snapshot). The
-store clock is given at the start. What the rules only write (the open disputes of the keys fetched,
-refusals) is kept in the scratch state, not read. Reading every item (a flag over an empty scope, a
-snapshot of everything) raises NeedMore for the whole part: such a write touches the whole store.
+blind, see BlindIndex), the store's running fingerprint (read only where its value is: a snapshot), and a
+dispute's key by its id (what a question about it names). The store clock is given at the start. What the
+rules only write (the open disputes of the keys fetched, refusals) is kept in the scratch state, not read.
+Reading every item (a flag over an empty scope, a snapshot of everything) reads the whole part, from a source
+that gives it (partial_reads.WHOLE; NeedMore from one that does not): such a write touches the whole store.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.partial_reads import (
+    WHOLE,
     Answer,
     DerivedMap,
     Fetched,
@@ -54,9 +56,9 @@ from graph_service.partial_reads import (
 ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE = (
     "items", "on_key", "dependents", "superseded_by", "flags", "disputes", "resolutions", "unit_time", "pending",
     "due")
-SUBJECT, SCOPE, FINGERPRINT = "subject", "scope", "fingerprint"
+SUBJECT, SCOPE, FINGERPRINT, DISPUTE_KEY = "subject", "scope", "fingerprint", "dispute_key"
 PARTS = (ITEMS, ON_KEY, DEPENDENTS, SUPERSEDED_BY, FLAGS, DISPUTES, RESOLUTIONS, UNIT_TIME, PENDING, DUE, SUBJECT,
-         SCOPE, FINGERPRINT)
+         SCOPE, FINGERPRINT, DISPUTE_KEY)
 STORE = "knowledge"  # the one key of FINGERPRINT: the whole store's running sum
 
 
@@ -187,6 +189,7 @@ def _fresh_state(reader: Reader | None, clock: int) -> KnowledgeState:
     state.flags = PartialMap(FLAGS, reader, _flag_copy)
     state.open_disputes = {}
     state.dispute_events = DisputesMap(reader, state.open_disputes)
+    state.dispute_keys = PartialMap(DISPUTE_KEY, reader)
     state.resolutions = PartialMap(RESOLUTIONS, reader, _as_list)
     state.order = Order()
     state.order.time = PartialMap(UNIT_TIME, reader)
@@ -197,7 +200,8 @@ def _fresh_state(reader: Reader | None, clock: int) -> KnowledgeState:
     if reader is not None:
         reader.register({ITEMS: state.items, ON_KEY: state.by_key, DEPENDENTS: state.dependents_of,
                          SUPERSEDED_BY: state.superseded_by, FLAGS: state.flags, DISPUTES: state.dispute_events,
-                         RESOLUTIONS: state.resolutions, UNIT_TIME: state.order.time, SUBJECT: state.by_subject,
+                         RESOLUTIONS: state.resolutions, UNIT_TIME: state.order.time,
+                         DISPUTE_KEY: state.dispute_keys, SUBJECT: state.by_subject,
                          SCOPE: state.by_scope, FINGERPRINT: state._fingerprint, PENDING: state.expiry.pending,
                          DUE: state.expiry.due})
     return state
@@ -272,6 +276,7 @@ def _at(knowledge: KnowledgeState, part: str, key: Hashable) -> Any:
         SUBJECT: lambda: set(knowledge.by_subject.get(key, ())),
         SCOPE: lambda: set(knowledge.by_scope.get(key, ())),
         FINGERPRINT: lambda: knowledge.fingerprint_sum(),
+        DISPUTE_KEY: lambda: knowledge.dispute_keys.get(key),
         DUE: lambda: sorted(pair for pair in knowledge.expiry.heap if pair[0] <= key),
     }[part]()
 
@@ -296,8 +301,16 @@ def items_sent_with(part: str, key: Hashable, value: Any) -> list[Any]:
 def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
     """What was asked, with an item what `read_with` names, and with the items of a subject or a scope entry
     each item and what it names (the rules read them next), as the graph's reader sends them."""
+    if key == WHOLE:  # every item, as a source of the graph gives it; any other part whole it does not give
+        ids = sorted(knowledge.items) if part == ITEMS else None
+        return {} if ids is None else _with_items({ITEMS: {WHOLE: None}}, knowledge, ids)
     found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
-    for item_id in items_sent_with(part, key, found[part][key]):
+    return _with_items(found, knowledge, items_sent_with(part, key, found[part][key]))
+
+
+def _with_items(found: dict[str, dict[Any, Any]], knowledge: KnowledgeState,
+                ids: list[Any]) -> dict[str, dict[Any, Any]]:
+    for item_id in ids:
         rec = knowledge.items.get(item_id)
         found.setdefault(ITEMS, {})[item_id] = rec
         for other, at in read_with(rec) if rec is not None else ():

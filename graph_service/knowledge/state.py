@@ -66,6 +66,8 @@ class KnowledgeState:
         self.resolutions: dict[str, list[Resolution]] = {}
         self.dispute_events: dict[str, tuple[DisputeEvent, ...]] = {}
         self.open_disputes: dict[str, DisputeEvent] = {}
+        # Each dispute event's key by its id (records.dispute_id), so one named by its id is a lookup.
+        self.dispute_keys: dict[str, str] = {}
         self.flags: dict[str, FlagRecord] = {}
         self.snapshots: dict[str, dict[str, Any]] = {}
         self.refusals: list[dict[str, Any]] = []
@@ -118,6 +120,13 @@ class KnowledgeState:
     def fingerprint_sum(self) -> tuple[int, int]:
         """The running fingerprint's digest sum and count (what the graph keeps on its Fingerprint node)."""
         return self._fingerprint.total, self._fingerprint.count
+
+    def dispute_event(self, dispute_id_: str) -> DisputeEvent | None:
+        """The dispute event with this id (records.dispute_id), open or closed; None for none (or one withdrawn)."""
+        key = self.dispute_keys.get(dispute_id_)
+        if key is None:
+            return None
+        return next((e for e in self.dispute_events.get(key, ()) if dispute_id(e) == dispute_id_), None)
 
     def status(self, item_id: str) -> str | None:
         """The item's status, None for an id never written."""
@@ -245,6 +254,7 @@ class KnowledgeState:
                 )
         for opened, event in new.items():
             did = dispute_id(event)
+            self.dispute_keys[did] = key
             if event.open:
                 self.open_disputes[did] = event
             else:

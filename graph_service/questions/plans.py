@@ -23,7 +23,7 @@ from graph_service.questions.answers import clean_text
 from graph_service.questions.candidates import DISPUTE, STALE_ITEM, Candidate
 from graph_service.questions.select import Selection, select_next_question
 from graph_service.questions.state import QuestionRecord, QuestionState
-from graph_service.questions.targets import NOT_ASKED_AS_STALE, StateTargets, TargetView
+from graph_service.questions.targets import NOT_ASKED_AS_STALE, KnowledgeTargets, StateTargets, TargetView
 
 if TYPE_CHECKING:
     from graph_service.state import StoreState
@@ -72,10 +72,11 @@ class NextQuestion:
 
 
 def select(store: StoreState, preferred: str | None = None, declared: Draft | None = None,
-           candidates: list[Candidate] | None = None) -> Selection:
+           candidates: list[Candidate] | None = None, targets: KnowledgeTargets | None = None) -> Selection:
     """The next question over every open target of the store (and the one `declared` adds); `candidates`:
-    the open targets read beforehand (see plan_next_question), else read from the state."""
-    view = TargetView(StateTargets(store.knowledge), store.questions)
+    the open targets read beforehand (see plan_next_question), else read from the state; `targets`: what the
+    knowledge side of a target is read from (default: the store's knowledge state)."""
+    view = TargetView(targets if targets is not None else StateTargets(store.knowledge), store.questions)
     if candidates is None:
         candidates = view.candidates()
     added = [view.added(declared, store.position + 1)] if declared is not None else []
@@ -88,14 +89,14 @@ def select(store: StoreState, preferred: str | None = None, declared: Draft | No
 
 def plan_next_question(
     store: StoreState, preferred: str | None = None, declare: Mapping[str, Any] | None = None,
-    candidates: list[Candidate] | None = None,
+    candidates: list[Candidate] | None = None, targets: KnowledgeTargets | None = None,
 ) -> NextQuestion:
     """Choose the next question and draft asking it (with the request's declaration, if any). `candidates`:
     the store's open targets as TargetView.candidates gives them at its position, read beforehand (from the
-    graph); None: read from the store's state here."""
+    graph); None: read from the store's state here. `targets`: as `select` takes them."""
     declared = plan_declare(store, **dict(declare)) if declare is not None else None
     declared_id = declared.payload["id"] if declared is not None else None
-    selection = select(store, preferred, declared, candidates)
+    selection = select(store, preferred, declared, candidates, targets)
     existing = store.questions.open_question_for(selection.target.id) if selection.target else None
     if selection.target is None or existing is not None:
         return NextQuestion(selection, declared, existing, declared_id)
@@ -105,7 +106,8 @@ def plan_next_question(
 def _target_open(store: StoreState, record: QuestionRecord) -> bool:
     knowledge = store.knowledge
     if record.target_kind == DISPUTE:
-        return record.target in knowledge.open_disputes
+        event = knowledge.dispute_event(record.target)
+        return event is not None and event.open
     if record.target_kind == STALE_ITEM:
         rec = knowledge.items.get(record.target)
         return (
@@ -153,7 +155,8 @@ def _effect_ops(
 ) -> list[Draft]:
     why = f"answer to question {record.id}"
     if "resolve_dispute" in effect:
-        event = knowledge.open_disputes[effect["resolve_dispute"]]
+        event = knowledge.dispute_event(effect["resolve_dispute"])
+        assert event is not None and event.open  # the answer's target is open (_target_open)
         return [planning.plan_resolve(knowledge, event.key, raw, why)]
     if "confirm_item" in effect:
         rec = knowledge.items[effect["confirm_item"]]

@@ -246,11 +246,9 @@ class TargetView:
         return [], {}
 
     def _closed(self, knowledge: KnowledgeState, preferred: str) -> Candidate | None:
-        if preferred.startswith("d-"):
-            for events in knowledge.dispute_events.values():
-                for event in events:
-                    if dispute_id(event) == preferred:
-                        return replace(self.dispute(event), resolved=True)
+        event = knowledge.dispute_event(preferred) if preferred.startswith("d-") else None
+        if event is not None:
+            return replace(self.dispute(event), resolved=True)
         asked = self.questions.questions_about(preferred)
         if asked:
             last = asked[-1]

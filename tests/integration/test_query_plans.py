@@ -37,6 +37,8 @@ WHOLE_LABEL_READS = {
     "flag_covers_upto": "flags(asOf) and report(asOf): what every flag covered then",
     "disputes_history_upto": "disputes(asOf): every dispute, open or closed then",
     "snapshots_history_upto": "report(asOf): every decision snapshot taken by then",
+    "item_ids_upto": "a write over every item (a flag over everything, a snapshot of everything) on a service "
+                     "that holds no knowledge state: every item written by then",
     "bench_raw_write": "the benchmarks' raw baseline, on a label of its own",
 }
 LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges"}
