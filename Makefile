@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.read_pages --sizes 10000 100000
 	$(BIN)/python -m benchmarks.service_shape --sizes 10000 100000
 	$(BIN)/python -m benchmarks.time_travel --entries 10000
+	$(BIN)/python -m benchmarks.knowledge_in_graph --sizes 10000 30000
 
 schema: $(STAMP)
 	$(BIN)/python tools/export_schema.py

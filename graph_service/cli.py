@@ -10,6 +10,7 @@ terminal, otherwise a plain line at least every PLAIN_EVERY seconds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import logging.config
@@ -411,7 +412,8 @@ def _load(settings: Settings, args: argparse.Namespace) -> int:
                 except (ValueError, KeyError, TypeError) as exc:
                     raise UserError(f"{args.file}:{number}: not an exported journal entry ({exc})") from None
 
-    with _service(settings) as service:
+    # A bulk load applies each batch on the knowledge state in memory (Journal._load), whatever the server uses.
+    with _service(dataclasses.replace(settings, knowledge="memory")) as service:
         with progress(desc="load", total=size, unit="B", unit_scale=True, unit_divisor=1024) as bar:
             count = service.journal.import_entries(entries(bar), from_format=args.from_format)
         print(json.dumps({"loaded": count, "head": service.journal.seq}))

@@ -14,6 +14,10 @@ def _flag(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+KNOWLEDGE_MODES = ("memory", "graph")
+"""Settings.knowledge: the whole knowledge state in memory, or none (read from the graph as each write needs)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Where the data lives and how the API is exposed."""
@@ -35,14 +39,23 @@ class Settings:
     signer_name: str = "graph_service"
     log_origin: str | None = None
     """The checkpoints' origin line; default: graph_service/<the store's log id>."""
+    knowledge: str = "memory"
+    """Where the service keeps the knowledge state it plans and applies knowledge writes on: "memory" (the whole
+    state, rebuilt by replaying the journal at start) or "graph" (none: each knowledge write reads from the graph
+    what its rules read, and a start takes the knowledge entries as the graph holds them). See KNOWLEDGE_MODES."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> Settings:
         """GRAPH_SERVICE_DATA, NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD/NEO4J_DATABASE, GRAPH_SERVICE_HOST/PORT,
         GRAPH_SERVICE_WORKERS, GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS,
-        GRAPH_SERVICE_SIGNING_KEY, GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN."""
+        GRAPH_SERVICE_SIGNING_KEY, GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN, GRAPH_SERVICE_KNOWLEDGE.
+        ValueError naming the variable for a value it does not take."""
         tokens = os.environ.get("GRAPH_SERVICE_TOKENS")
+        knowledge = os.environ.get("GRAPH_SERVICE_KNOWLEDGE", "memory").strip().lower() or "memory"
+        if knowledge not in KNOWLEDGE_MODES:
+            raise ValueError(f"GRAPH_SERVICE_KNOWLEDGE must be one of {', '.join(KNOWLEDGE_MODES)}, "
+                             f"not {os.environ['GRAPH_SERVICE_KNOWLEDGE']!r}")
         return cls(
             data_dir=Path(os.environ.get("GRAPH_SERVICE_DATA", "data")),
             neo4j_uri=os.environ.get("NEO4J_URI") or None,
@@ -59,4 +72,5 @@ class Settings:
             else None,
             signer_name=os.environ.get("GRAPH_SERVICE_SIGNER_NAME", "graph_service"),
             log_origin=os.environ.get("GRAPH_SERVICE_LOG_ORIGIN") or None,
+            knowledge=knowledge,
         )

@@ -7,12 +7,13 @@ bookkeeping the whole state would write beside it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from graph_service.digest_sum import MODULUS
 from graph_service.fingerprint_as_of import kept_sum_upto
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
+from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_region import apply_from_graph
 from graph_service.projection import Projection
 from graph_service.state import KNOWLEDGE_FINGERPRINT, TakenOperation, item_statuses, kept_for_writes
@@ -27,7 +28,7 @@ class KnowledgeFromGraph:
 
     def __init__(self, graph: GraphPort, held: Callable[[], int], page: int = PAGE) -> None:
         self.graph, self.held = graph, held
-        self.statuses = StatusesFromGraph(graph, page)
+        self.statuses = StatusesFromGraph(graph, held, page)
         self.applied = 0  # entries applied on what they read (the others were taken as the graph holds them)
 
     def __call__(self, entry: Entry) -> list[TakenOperation]:
@@ -40,6 +41,9 @@ class KnowledgeFromGraph:
         """The entry's knowledge operations applied on what their rules read of the graph as of the entry before
         it, each with its bookkeeping (state.kept_for_writes): what applying it on the whole state writes.
         Raises what apply_from_graph raises (NeedMore for an operation that reads a whole part)."""
+        if self.held() < entry.seq - 1:  # what it would read as of the entry before it is not all in the graph yet
+            raise RuntimeError(f"journal entry {entry.seq} cannot be applied from the graph, which holds the "
+                               f"projections only up to {self.held()}")
         region = apply_from_graph(self.graph, entry, entry.seq - 1)
         base: tuple[int, int] | None = None
         moved = (0, 0)
@@ -63,19 +67,20 @@ def _moved(base: tuple[int, int], by: tuple[int, int]) -> tuple[int, int]:
 
 class StatusesFromGraph:
     """The statuses held entries gave the items they wrote, for a state fed entries in journal order: those of
-    a range of `page` positions are read in one statement when an entry of it is first asked for (the WROTE
-    edges' changes: every change of an item's status sets it on its node). Reads forward; an entry before
-    the range read last reads its range again."""
+    a range of at most `page` positions, up to the last one the graph holds (`held()`), are read in one
+    statement when an entry of it is first asked for (the WROTE edges' changes: every change of an item's
+    status sets it on its node). Reads forward; an entry outside the range read last reads its range again."""
 
-    def __init__(self, graph: GraphPort, page: int = PAGE) -> None:
-        self.graph, self.page = graph, page
+    def __init__(self, graph: GraphPort, held: Callable[[], int], page: int = PAGE) -> None:
+        self.graph, self.held, self.page = graph, held, page
         self._after, self._until = 0, 0
         self._by_seq: dict[int, dict[str, str]] = {}
         self.statements = 0
 
     def __call__(self, entry: Entry) -> Mapping[str, str]:
         if not self._after < entry.seq <= self._until:
-            self._read(entry.seq - 1, entry.seq - 1 + self.page)
+            # Never past what the graph holds: an entry appended later would read as one that wrote nothing.
+            self._read(entry.seq - 1, max(entry.seq, min(entry.seq - 1 + self.page, self.held())))
         return self._by_seq.get(entry.seq, {})
 
     def _read(self, after: int, until: int) -> None:
@@ -89,3 +94,14 @@ class StatusesFromGraph:
             if status is not None:
                 by_seq.setdefault(row["seq"], {})[row["id"]] = status
         self._after, self._until, self._by_seq = after, until, by_seq
+
+
+def read_named(graph: GraphPort, knowledge: KnowledgeState, ids: Iterable[str]) -> None:
+    """Read into a scratch knowledge state (knowledge.partial) the recorded snapshots among `ids`, which a
+    question's planner looks up by the id it is given (a declaration's decisions, a preference): their nodes'
+    properties, as the planners ask only whether one was recorded. Items, flags and disputes named by id are
+    parts of the scratch state, read when asked for."""
+    wanted = sorted({i for i in ids if isinstance(i, str) and i})
+    if wanted:
+        for row in graph.run("snapshots_by_id", {"ids": wanted}):
+            knowledge.snapshots[row["id"]] = dict(row["snapshot"])

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 from graph_service.config import Settings
+from graph_service.domain import Draft
 from graph_service.fingerprint_as_of import fingerprints_kept
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
-from graph_service.projection import KEEPS_NOW_READS
-from graph_service.state import StoreState
+from graph_service.knowledge.partial import plan_on_what_it_reads
+from graph_service.knowledge.state import KnowledgeState
+from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
+from graph_service.knowledge_region import PartsFromGraph
+from graph_service.projection import KEEPS_NOW_READS, KEPT_FOR_WRITES
+from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
 from graph_service.tlog.checkpoint import Signer, load_or_create_signer, sign_checkpoint
 from graph_service.verify_runs import VerifyRuns
 from graph_service.verifying import FullReport, graph_fingerprint, verify_in_child, verify_store
+
+log = logging.getLogger(__name__)
+Planned = TypeVar("Planned")
+
+
+class KnowledgePlanner(Protocol):
+    def __call__(self, knowledge: KnowledgeState) -> Draft: ...
 
 
 class Service:
@@ -48,11 +61,53 @@ class Service:
         """Set up the schema and replay the journal (see Journal.open); closes the graph if that fails.
         While it runs, `journal.seq` is how far the replay has come and `stored_total()` how far it goes."""
         try:
-            self.journal.open(allow_legacy=allow_legacy)
+            self.journal.open(allow_legacy=allow_legacy, prepared=self._choose_knowledge)
         except BaseException:
             self.graph.close()
             raise
         self.started = True
+
+    def _choose_knowledge(self) -> None:
+        """Take the knowledge entries from the graph (hold no knowledge state) when the settings ask for it and the
+        store's graph keeps what that reads; a store written before it did keeps its knowledge state in memory."""
+        if self.settings.knowledge != "graph":
+            return
+        if not self.journal.keeps_at_least(KEPT_FOR_WRITES):
+            log.warning("GRAPH_SERVICE_KNOWLEDGE=graph: this store's graph was written before it kept what a write "
+                        "reads; its knowledge state is held in memory (export and load it into a new store)")
+            return
+        self.state.knowledge_taken = KnowledgeFromGraph(self.graph, lambda: self.journal.graph_holds)
+
+    @property
+    def knowledge_in_graph(self) -> bool:
+        """Does this service hold no knowledge state (each knowledge write reads from the graph what it needs)?"""
+        return self.state.knowledge_taken is not None
+
+    def plan_knowledge(self, plan: KnowledgePlanner) -> Draft:
+        """A knowledge planner's draft (or its refusal) on the store as this process last read it: on the knowledge
+        state in memory, or on what it reads of the graph as of the journal's head (the caller holds the journal's
+        lock, and the graph holds every entry: Journal.write_steps catches up first)."""
+        if not self.knowledge_in_graph:
+            return plan(self.state.knowledge)
+        source = PartsFromGraph(self.graph, self.journal.seq, whole=True)
+        return plan_on_what_it_reads(plan, source.answer, source.clock).draft
+
+    def plan_on_store(self, plan: Callable[[StoreState], Planned], ids: Iterable[str] = ()) -> Planned:
+        """What a planner over the whole store state gives (the questions' planners: they read its knowledge), as
+        `plan_knowledge` runs a knowledge planner: with its knowledge state, or with one of what it reads of the
+        graph as of the journal's head, the disputes and snapshots it names by id (`ids`) read first."""
+        if not self.knowledge_in_graph:
+            return plan(self.state)
+        planned: list[Planned] = []
+
+        def on(knowledge: KnowledgeState) -> Draft:
+            read_named(self.graph, knowledge, ids)
+            planned.append(plan(cast(StoreState, WithKnowledge(self.state, knowledge))))
+            return cast(Draft, None)  # what it planned is kept above: a planner here may give more than a draft
+
+        source = PartsFromGraph(self.graph, self.journal.seq, whole=True)
+        plan_on_what_it_reads(on, source.answer, source.clock)
+        return planned[-1]
 
     def stored_total(self) -> int | None:
         """The journal's length as stored (None for a store without a journal yet)."""
@@ -117,9 +172,12 @@ class Service:
         caller of a service only connected checks the chain first: a broken one is a start's to fold (its sound
         prefix), as the sums are the graph's."""
         self.bring_graph_up_to_date()
-        # A started service whose replay stopped short of the head (a broken chain) answers from its state.
+        # A started service whose replay stopped short of the head (a broken chain) answers from its state, or,
+        # holding no knowledge state, from the graph's sums as of the sound prefix it stopped at.
         if self.journal.keeps_at_least(KEEPS_NOW_READS) and (not self.started or not self.journal.broken):
             return fingerprints_kept(self.graph, self.journal.stored_head()["projected"])  # what the graph holds
+        if self.started and self.knowledge_in_graph:
+            return fingerprints_kept(self.graph, self.journal.seq)
         if not self.started:
             self.start()
         return self.state.fingerprints()

@@ -277,6 +277,17 @@ class StoreState:
         return self.beliefs.running_fingerprint.value()
 
 
+class WithKnowledge:
+    """A store state as its planners read it, with another knowledge state in place of its own (a scratch state
+    of what they read of the graph: Service.plan_on_store); everything else is the store state's."""
+
+    def __init__(self, store: StoreState, knowledge: KnowledgeState) -> None:
+        self._store, self.knowledge = store, knowledge
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
 def item_statuses(projection: Projection) -> dict[str, str]:
     """The status a knowledge operation's projection gives each Item node it writes. Every item it re-decides
     to another verdict, or writes first, is materialised with its status (KnowledgeState._recompute), so these

@@ -5,7 +5,7 @@ part, and the rebuild they feed (graph_service.knowledge.as_of.knowledge_at, pur
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph_service.errors import NotFound
 from graph_service.history import check_position
@@ -21,8 +21,10 @@ from graph_service.knowledge.as_of import (
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.questions.as_of import question_state_at
 from graph_service.questions.state import QuestionState
-from graph_service.service import Service
 from graph_service.storage.port import GraphPort
+
+if TYPE_CHECKING:  # the service's knowledge writes read through this module (knowledge_region)
+    from graph_service.service import Service
 
 # What `knowledge_as_of` can read: each part is one or two statements (see KnowledgeHistory).
 ITEMS, FLAGS, CLOCK, DISPUTES, SNAPSHOTS, REFUSALS, POSITION = (

@@ -341,7 +341,7 @@ def _found_item(props: dict[str, Any], reasons: list[str], as_of: int | None) ->
 
 async def _write(info: strawberry.Info[Any, Any], plan: Any) -> Any:
     service = service_of(info)
-    return await journal_write(info, lambda: plan(service.state.knowledge))
+    return await journal_write(info, lambda: service.plan_knowledge(plan))
 
 
 async def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:

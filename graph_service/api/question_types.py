@@ -287,7 +287,8 @@ class QuestionMutation:
         service = service_of(info)
         declaration = _declaration(UnknownInput(situation=situation, text=text, factor=factor, affects=affects,
                                                 decisions=decisions, parent=parent, id=id))
-        done = await journal_write(info, lambda: plans.plan_declare(service.state, **declaration))
+        done = await journal_write(info, lambda: service.plan_on_store(
+            lambda store: plans.plan_declare(store, **declaration), declaration.get("decisions") or ()))
         record = service.state.questions.unknown(done.result["unknown"])
         assert record is not None
         return Unknown.of(record)
@@ -311,9 +312,15 @@ class QuestionMutation:
         ranked = await _open_targets_off_the_loop(service)
 
         def plan() -> Draft:
-            # The targets read off the loop, if nothing was written since; else the state's, here (exact either way).
+            # The targets read off the loop, if nothing was written since; else the state's, here (exact either way),
+            # or the graph's, here, for a service that holds no knowledge state.
             candidates = ranked[1] if ranked is not None and ranked[0] == service.journal.seq else None
-            chosen[:] = [plans.plan_next_question(service.state, preferred, declaration, candidates)]
+            targets = GraphTargets(service.graph, knowledge_read(service)) if service.knowledge_in_graph else None
+            if candidates is None and targets is not None:
+                candidates = TargetView(targets, service.state.questions).candidates()
+            named = [preferred or "", *((declaration or {}).get("decisions") or ())]
+            chosen[:] = [service.plan_on_store(
+                lambda store: plans.plan_next_question(store, preferred, declaration, candidates, targets), named)]
             if chosen[0].draft is None:
                 raise _NothingToAsk
             return chosen[0].draft
@@ -343,8 +350,10 @@ class QuestionMutation:
                             description="For an unknown: the s and r of the fact recorded (default: its factor, "
                                         "\"is\").")] = None) -> AnswerOutcome:
         service = service_of(info)
-        done = await journal_write(info, lambda: plans.plan_answer(
-            service.state, question, by=author_of(info), value=value, confirmed=confirmed, fact=fact))
+        asked = service.state.questions.question(question) if isinstance(question, str) else None
+        done = await journal_write(info, lambda: service.plan_on_store(lambda store: plans.plan_answer(
+            store, question, by=author_of(info), value=value, confirmed=confirmed, fact=fact),
+            [asked.target] if asked is not None else ()))
         record = service.state.questions.question(done.result["question"])
         assert record is not None and record.answer is not None
         r = done.result

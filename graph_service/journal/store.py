@@ -116,6 +116,7 @@ class Journal:
         # failed, when catch-up re-derives the missing projections from the journal, and while this
         # process's own projection of the entry after it is on its way (`_projecting`).
         self._projected = 0
+        self._head_projected = 0  # the head's projected position when this process last read it
         self._projecting: int | None = None
         # What this process applied and computed the projection of, but the graph does not hold yet (its
         # statement failed, or one before it is missing): a catch-up writes these in order, in one guarded
@@ -129,16 +130,19 @@ class Journal:
 
     # --- start-up -------------------------------------------------------------------------
 
-    def open(self, *, allow_legacy: bool = False) -> Journal:
+    def open(self, *, allow_legacy: bool = False, prepared: Callable[[], None] | None = None) -> Journal:
         """Set up the schema, create the head if new, replay the journal and project what is behind.
 
         StoreFormatError for a journal in format 1 (unless `allow_legacy`, for reading it to export).
         A broken chain does not stop the start: the state is the sound prefix, and writes are refused
-        (JournalBroken, naming the position) until the store is repaired.
+        (JournalBroken, naming the position) until the store is repaired. `prepared` runs once the head is
+        read (what the graph keeps is known), before the replay.
         """
         if not self.prepare(allow_legacy=allow_legacy):
             self.legacy = True
             return self
+        if prepared is not None:
+            prepared()
         with self._lock:
             self._replay_all()
             if self.broken is not None:
@@ -167,7 +171,7 @@ class Journal:
         self.seq, self.hash, self.frontier, self.store_clock = 0, GENESIS, Frontier(), 0
         with self._unprojected_lock:
             self._unprojected.clear()
-        self._projected = self.stored_head()["projected"]
+        self._projected = self._head_projected = self.stored_head()["projected"]
         audit = JournalAudit(frontier=self.frontier)
         for row in self.entry_rows_after(0):
             entry = audit.feed(row)
@@ -222,6 +226,13 @@ class Journal:
         """The last position whose projection this process knows the graph holds (with every one before it)."""
         return self._projected
 
+    @property
+    def graph_holds(self) -> int:
+        """The last position whose projection the graph holds (with every one before it), as far as this process
+        knows: what it projected, or what the head said when it last read it (entries another writer projected,
+        which a catch-up then applies)."""
+        return max(self._projected, self._head_projected)
+
     # --- writing --------------------------------------------------------------------------
 
     def catch_up(self) -> None:
@@ -234,6 +245,7 @@ class Journal:
         with self._lock:
             head = self.stored_head()
             self._projected = max(self._projected, min(head["projected"], self.seq))
+            self._head_projected = max(self._head_projected, head["projected"])
             # Behind only by the projection a write of this process has on its way: not missing, so no
             # replay (which would rebuild the whole state, here, on a read's path).
             in_flight = self._projecting == self.seq == self._projected + 1
@@ -519,6 +531,12 @@ class Journal:
         here, so the server's work and ours overlap; one batch is in flight at a time, in order. If a
         batch fails to land, or an entry is refused, the in-memory state is rebuilt from the journal (it
         had applied entries the graph does not hold) and the failure that came first is raised."""
+        if any(getattr(domain, "knowledge_taken", None) is not None for domain in self.domains):
+            # Each knowledge entry is applied on what it reads of the graph as of the one before it, which a batch
+            # in flight does not hold yet.
+            raise UserError("a bulk load plans and applies on the knowledge state in memory, and this service holds "
+                            "none (GRAPH_SERVICE_KNOWLEDGE=graph); `graph_service load` loads with it in memory",
+                            field=None)
         written = 0
         with self._lock, ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk-append") as appender:
             self.catch_up()

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from graph_service.journal.chain import Entry
-from graph_service.knowledge import ops
+from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge_from_graph import KnowledgeFromGraph
 from graph_service.partial_reads import NeedMore
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
-from graph_service.state import StoreState, TakenOperation, replay
+from graph_service.state import StoreState, TakenOperation, replay, status_changes
 from tests.backends import Backend
 from tests.integration.knowledge_histories import write_knowledge_history
 from tests.knowledge_applies import differences, plain
@@ -100,7 +100,7 @@ def test_each_knowledge_entry_applied_from_the_graph_writes_and_answers_what_the
     try:
         write_knowledge_history(service, 160, seed)
         whole = StoreState()
-        taking = _AppliedWherePossible(service.graph, held=lambda: 0)
+        taking = _AppliedWherePossible(service.graph, held=lambda: service.journal.seq)  # the graph holds all
         taken = StoreState(taking)
         for entry in service.journal.entries_after(0):
             want, applied_before = whole.apply(entry), sum(taking.ops.values())
@@ -117,3 +117,38 @@ def test_each_knowledge_entry_applied_from_the_graph_writes_and_answers_what_the
         assert {i: taken.item_status(i) for i in every_item} == {i: whole.knowledge.status(i) for i in every_item}
     finally:
         service.close()
+
+
+def test_a_service_holding_no_knowledge_state_catches_up_with_another_writer_and_writes_on_the_graph(
+        backend: Backend) -> None:
+    # Another process (holding its knowledge state in memory) bulk-loads; this one, holding none, catches up on
+    # entries it did not see written (taken as the graph holds them, read after its start), then writes a
+    # retraction on what it reads of the graph, which the other one catches up on in memory.
+    mine = Service.open(backend.settings(knowledge="graph"))
+    other = Service(backend.another_connection(mine.graph), backend.settings())
+    try:
+        assert mine.knowledge_in_graph and not other.knowledge_in_graph
+        other.start()
+        for seed in (11, 12):  # twice: what was read of the first half must not hide the second
+            write_knowledge_history(other, 60, seed)
+            mine.journal.catch_up()
+        entries = list(mine.journal.entries_after(0))
+        whole = replay(entries)
+        assert mine.journal.seq == len(entries) and not mine.state.knowledge.items
+        assert _beliefs(mine.state) == _beliefs(whole)
+        every_item = sorted(whole.knowledge.items)
+        assert {i: mine.state.item_status(i) for i in every_item} == {i: whole.knowledge.status(i)
+                                                                     for i in every_item}
+        rooted = sorted({r for row in whole.beliefs.rows.values() if row.root_kind == "item" and not row.retracted
+                         for r in row.root_ids if whole.present("item", r)})
+        assert rooted, "the history must root live evidence in an item for this to test anything"
+        done = mine.journal.write("ann", lambda: mine.plan_knowledge(
+            lambda k: planning.plan_retract(k, rooted[0], "wrong")))
+        assert status_changes(done.result)[rooted[0]] == (whole.knowledge.status(rooted[0]), "retracted")
+        other.journal.catch_up()
+        assert _beliefs(other.state) == _beliefs(mine.state)
+        report = mine.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        other.graph.close()
+        mine.close()

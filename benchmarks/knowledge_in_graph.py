@@ -1,0 +1,131 @@
+"""A service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph) against one that holds it in memory:
+its start, its memory, and the cost of a knowledge write, on the same store.
+
+    .venv/bin/python -m benchmarks.knowledge_in_graph [--sizes 10000] [--rounds 3] [--writes 40]
+
+For each size a store of the realistic mix (benchmarks.service_shape.mix) is bulk-loaded once. Then, for each
+round, each mode opens its own copy of that store in a process of its own (the two modes interleaved, the order
+alternating by round): the start (Service.start: the replay, after the embedded server has loaded), the
+process's RSS after it, and `--writes` knowledge writes in process, each timed: a fact derived from two recent
+items, and the retraction of a live item (with what rests on it). Medians over the rounds, and the ratio graph /
+memory of each, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.service_shape import LOADER, mix
+from graph_service.config import Settings
+from graph_service.knowledge import planning
+from graph_service.service import Service
+
+MODES = ("memory", "graph")
+
+
+def rss_mb() -> float:
+    """This process's resident set now (VmRSS), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def child(mode: str, data: Path, writes: int) -> dict[str, Any]:
+    """Open the store in `mode`, time its start, then `writes` adds and as many retractions, each timed (ms)."""
+    service = Service.connect(Settings(data_dir=data, knowledge=mode))
+    try:
+        started = time.perf_counter()
+        service.start()
+        start_s = time.perf_counter() - started
+        assert service.knowledge_in_graph == (mode == "graph")
+        rss = rss_mb()
+        ids = [r["id"] for r in service.graph.run("item_ids_upto", {"upto": service.journal.seq})]
+        rng = random.Random(7)  # the same choices in both modes: the stores are the same
+        adds, retractions = [], []
+        for i in range(writes):
+            live = [x for x in ids[-400:] if service.state.item_status(x) not in (None, "retracted")]
+            raw = {"kind": "fact", "body": {"s": f"bench-{i}", "r": "colour", "o": "v1"}, "source": "person",
+                   "derived_from": rng.sample(live[-50:], 2)}
+            t = time.perf_counter()
+            service.journal.write("bench", lambda raw=raw: service.plan_knowledge(
+                lambda k: planning.plan_add(k, raw, by="bench")))
+            adds.append((time.perf_counter() - t) * 1e3)
+            target = rng.choice(live)
+            t = time.perf_counter()
+            service.journal.write("bench", lambda target=target: service.plan_knowledge(
+                lambda k: planning.plan_retract(k, target, "benchmark")))
+            retractions.append((time.perf_counter() - t) * 1e3)
+        return {"start_s": start_s, "rss_mb": rss, "add_ms": statistics.median(adds),
+                "retract_ms": statistics.median(retractions), "retract_p90_ms": _p90(retractions)}
+    finally:
+        service.close()
+
+
+def _p90(values: list[float]) -> float:
+    return sorted(values)[int(0.9 * (len(values) - 1))]
+
+
+def build(size: int, root: Path, seed: int) -> Path:
+    """A store of `size` entries of the mix, bulk-loaded with the knowledge state in memory (as `load` does)."""
+    data = root / f"store-{size}"
+    service = Service.open(Settings(data_dir=data))
+    try:
+        service.journal.write_batch(LOADER, mix(service, size, seed), batch_size=500)
+    finally:
+        service.close()
+    return data
+
+
+def measure(size: int, args: argparse.Namespace, root: Path) -> None:
+    built = build(size, root, args.seed)
+    got: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
+    for round_no in range(args.rounds):
+        for mode in (MODES if round_no % 2 == 0 else MODES[::-1]):
+            copy = root / f"copy-{mode}-{round_no}"
+            shutil.copytree(built, copy, ignore=shutil.ignore_patterns("*.sock", "*.pid", "service.lock"))
+            out = subprocess.run([sys.executable, "-m", "benchmarks.knowledge_in_graph", "--child", mode, str(copy),
+                                  "--writes", str(args.writes)], capture_output=True, text=True)
+            if out.returncode != 0:
+                raise RuntimeError(f"the {mode} child failed:\n{out.stderr[-3000:]}")
+            got[mode].append(json.loads(out.stdout.strip().splitlines()[-1]))
+            shutil.rmtree(copy, ignore_errors=True)
+    print(f"{size:,} entries, {args.rounds} rounds, {args.writes} adds and {args.writes} retractions a round "
+          "(medians over the rounds; graph / memory):")
+    for figure, unit in (("start_s", "s"), ("rss_mb", "MB"), ("add_ms", "ms"), ("retract_ms", "ms"),
+                         ("retract_p90_ms", "ms")):
+        memory = statistics.median(r[figure] for r in got["memory"])
+        graph = statistics.median(r[figure] for r in got["graph"])
+        print(f"  {figure:15} memory {memory:9.2f} {unit:2}  graph {graph:9.2f} {unit:2}  {graph / memory:6.2f}x")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--writes", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument("--child", nargs=2, metavar=("MODE", "DATA"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        mode, data = args.child
+        print(json.dumps(child(mode, Path(data), args.writes)))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="knowledge-in-graph-") as tmp:
+        for size in args.sizes:
+            measure(size, args, Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
