@@ -1,0 +1,24 @@
+"""Settings from the environment: where the knowledge state is kept is one variable, checked."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_service.cli import main
+from graph_service.config import Settings
+
+
+def test_the_knowledge_state_is_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRAPH_SERVICE_KNOWLEDGE", raising=False)
+    assert Settings.from_env().knowledge == "memory"
+    monkeypatch.setenv("GRAPH_SERVICE_KNOWLEDGE", " Graph ")
+    assert Settings.from_env().knowledge == "graph"
+
+
+def test_a_knowledge_mode_it_does_not_take_is_refused_naming_the_variable(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GRAPH_SERVICE_KNOWLEDGE", "disk")
+    with pytest.raises(ValueError, match="GRAPH_SERVICE_KNOWLEDGE must be one of memory, graph, not 'disk'"):
+        Settings.from_env()
+    assert main(["fingerprint"]) == 2  # the command line says so and exits as for bad usage
+    assert "GRAPH_SERVICE_KNOWLEDGE must be one of memory, graph" in capsys.readouterr().err
