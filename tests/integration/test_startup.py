@@ -37,11 +37,13 @@ def probe(url: str) -> tuple[int, dict[str, Any]] | None:
         return None  # not listening yet
 
 
-def start_serving(backend: Backend, folder: Path, *serve_args: str) -> tuple[subprocess.Popen[bytes], str]:
-    """`graph_service serve [serve_args]` on this backend on a free port, its log in folder/serve.log."""
+def start_serving(backend: Backend, folder: Path, *serve_args: str,
+                  env_extra: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """`graph_service serve [serve_args]` on this backend on a free port (with `env_extra` in its environment),
+    its log in folder/serve.log."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_"))}
-    env.update(backend.env(), GRAPH_SERVICE_PORT=str(port))
+    env.update(backend.env(), GRAPH_SERVICE_PORT=str(port), **(env_extra or {}))
     log = open(folder / "serve.log", "wb")  # noqa: SIM115 - the process writes it until it ends
     proc = subprocess.Popen([sys.executable, "-m", "graph_service", "serve", *serve_args], cwd=folder, env=env,
                             stdout=subprocess.DEVNULL, stderr=log)

@@ -85,6 +85,41 @@ def test_two_workers_serve_one_store(backend: Backend, tmp_path: Path) -> None:
     assert proc.returncode == 0, (tmp_path / "serve.log").read_text()[-3000:]
 
 
+def test_two_workers_holding_no_knowledge_state_write_knowledge_through_both(backend: Backend, tmp_path: Path) -> None:
+    # GRAPH_SERVICE_KNOWLEDGE=graph: each worker plans and applies its knowledge writes on what it reads of the
+    # graph and takes the other's as the graph holds them; concurrent adds and a retraction under them land once
+    # each, and the graph both workers read is the journal's replay.
+    proc, base = start_serving(backend, tmp_path, "--workers", "2", env_extra={"GRAPH_SERVICE_KNOWLEDGE": "graph"})
+    add = 'mutation($i: ItemInput!) { addItem(item: $i) { id status } }'
+
+    def fact(subject: str, premises: list[str]) -> str:
+        item = {"kind": "fact", "body": {"s": subject, "r": "holds", "o": True}, "source": "person",
+                "derivedFrom": premises or None}
+        answer = post(base, add, {"i": item})
+        assert "errors" not in answer, answer
+        return answer["data"]["addItem"]["id"]
+
+    try:
+        wait_ready(proc, base, tmp_path)
+        assert len(ready_pids(base, 2)) == 2
+        roots = [fact(f"root-{i}", []) for i in range(3)]
+        with ThreadPoolExecutor(8) as pool:
+            derived = list(pool.map(lambda i: fact(f"derived-{i}", [roots[i % 3]]), range(24)))
+        gone = post(base, 'mutation($i: String!) { retractItem(id: $i, why: "wrong") { seq } }', {"i": roots[0]})
+        assert "errors" not in gone, gone
+        statuses = ("query(" + ", ".join(f"$i{n}: String!" for n in range(24)) + ") { "
+                    + " ".join(f"i{n}: item(id: $i{n}) {{ status }}" for n in range(24)) + " }")
+        for _ in range(6):  # whichever worker answers
+            answer = post(base, "{ head { seq } verify { ok projectionOk } }")
+            assert answer["data"] == {"head": {"seq": 28}, "verify": {"ok": True, "projectionOk": True}}, answer
+            shown = post(base, statuses, {f"i{n}": item for n, item in enumerate(derived)})["data"]
+            assert [shown[f"i{n}"]["status"] == "retracted" for n in range(24)] == [n % 3 == 0 for n in range(24)]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0, (tmp_path / "serve.log").read_text()[-3000:]
+
+
 @pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
 def test_the_workers_and_the_embedded_server_end_with_a_parent_killed(backend: Backend, tmp_path: Path) -> None:
     proc, base = start_serving(backend, tmp_path, "--workers", "2")
