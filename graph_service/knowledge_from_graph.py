@@ -30,12 +30,21 @@ class KnowledgeFromGraph:
         self.graph, self.held = graph, held
         self.statuses = StatusesFromGraph(graph, held, page)
         self.applied = 0  # entries applied on what they read (the others were taken as the graph holds them)
+        self._prepared: dict[int, list[TakenOperation]] = {}
 
     def __call__(self, entry: Entry) -> list[TakenOperation]:
+        prepared = self._prepared.pop(entry.seq, None)
         if entry.seq <= self.held():
             return [TakenOperation(self.statuses(entry))]
         self.applied += 1
-        return self.apply(entry)
+        return prepared if prepared is not None else self.apply(entry)
+
+    def prepare(self, entry: Entry) -> None:
+        """Apply a landed entry the graph does not hold yet on what it reads there, now (a writer's step off the
+        event loop: Journal.write_steps), keeping what it gives for when the state applies it. Changes no state;
+        raises what `apply` raises (and then nothing is kept)."""
+        if entry.seq > self.held():
+            self._prepared = {entry.seq: self.apply(entry)}  # one at a time: a writer's own entry
 
     def apply(self, entry: Entry) -> list[TakenOperation]:
         """The entry's knowledge operations applied on what their rules read of the graph as of the entry before

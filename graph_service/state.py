@@ -114,6 +114,17 @@ class StoreState:
         kept_fingerprint(applied, BELIEFS_FINGERPRINT, believed, self.beliefs.running_fingerprint.sum(), entry.seq)
         return applied
 
+    def prepares(self, entry: Entry) -> bool:
+        """Does applying this entry read the graph (a knowledge entry, or an answer carrying knowledge operations,
+        taken from the graph: `knowledge_taken`)? Then `prepare` reads it beforehand, off the event loop."""
+        return self.knowledge_taken is not None and hasattr(self.knowledge_taken, "prepare") and (
+            self.knowledge.handles(entry.op) or (entry.op == ANSWER_QUESTION and bool(entry.payload.get("knowledge"))))
+
+    def prepare(self, entry: Entry) -> None:
+        """Read what applying this entry will read of the graph (see `prepares`); changes no state."""
+        if self.prepares(entry):
+            self.knowledge_taken.prepare(entry)  # type: ignore[union-attr]
+
     def has_observation(self, observation_id: str) -> bool:
         """Was an Observation with this id written (a stream row or a message)?"""
         return observation_id in self._observations

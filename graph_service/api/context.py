@@ -71,18 +71,22 @@ def author_of(info: strawberry.Info[Any, Any]) -> str:
 _write_turns: weakref.WeakKeyDictionary[Journal, anyio.Lock] = weakref.WeakKeyDictionary()
 
 
-async def journal_write(info: strawberry.Info[Any, Any], plan: Callable[[], Draft]) -> WriteResult:
+async def journal_write(info: strawberry.Info[Any, Any], plan: Callable[[], Draft], *,
+                        plan_off_loop: bool = False) -> WriteResult:
     """Journal one write as the request's principal (its role recorded when tokens are configured), under
     the request's Idempotency-Key if it has one.
 
     Planning and applying run here, on the event loop, under the journal's lock (Journal.write_steps); each
     round trip to the graph runs in a worker thread, so the loop serves other requests while it is on its way.
-    Before, a write's round trips ran on the loop and every other request, /healthz included, waited on them."""
+    Before, a write's round trips ran on the loop and every other request, /healthz included, waited on them.
+    `plan_off_loop`: the plan reads only the graph, so it runs in a worker thread too (a knowledge write of a
+    service that holds no knowledge state)."""
     principal = principal_of(info)
     journal = service_of(info).journal
     if journal not in _write_turns:
         _write_turns[journal] = anyio.Lock()
     async with _write_turns[journal]:
-        steps = journal.write_steps(principal.name, plan, once_of(info), role=principal.recorded_role)
+        steps = journal.write_steps(principal.name, plan, once_of(info), role=principal.recorded_role,
+                                    plan_off_loop=plan_off_loop)
         written: WriteResult = await run_steps_waiting(steps, anyio.to_thread.run_sync)
         return written

@@ -341,7 +341,8 @@ def _found_item(props: dict[str, Any], reasons: list[str], as_of: int | None) ->
 
 async def _write(info: strawberry.Info[Any, Any], plan: Any) -> Any:
     service = service_of(info)
-    return await journal_write(info, lambda: service.plan_knowledge(plan))
+    # Holding no knowledge state, the plan reads only the graph: a step off the loop, as the round trips are.
+    return await journal_write(info, lambda: service.plan_knowledge(plan), plan_off_loop=service.knowledge_in_graph)
 
 
 async def _status_write(info: strawberry.Info[Any, Any], plan: Any) -> WriteOutcome:

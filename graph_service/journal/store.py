@@ -64,6 +64,10 @@ def _failure_of(pending: Future[int] | None) -> BaseException | None:
     return None
 
 
+def _never(_entry: Entry) -> bool:
+    return False
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -358,13 +362,17 @@ class Journal:
             return run_steps(self.write_steps(by, plan, once, role))
 
     def write_steps(self, by: str, plan: Callable[[], Draft], once: WriteOnce | None = None,
-                    role: str | None = None) -> Generator[Step, Any, WriteResult]:
+                    role: str | None = None, *, plan_off_loop: bool = False) -> Generator[Step, Any, WriteResult]:
         """`write` as its round trips: each step yielded talks to the graph and touches no domain state
         (only the journal's projected-position marker), and its value must be sent back, or its exception
         thrown back; what lies between the steps plans against or applies to the in-memory state, under
         the lock. So an async caller can run the steps in a worker thread and keep its event loop serving
         meanwhile; it must drive one write at a time. The generator's value is the WriteResult; it raises
-        what `write` raises."""
+        what `write` raises. `plan_off_loop`: the plan reads only the graph (as of the journal's position, which
+        it reads itself), so it runs as a step too, and is made again if entries were applied meanwhile.
+
+        A domain that reads the graph to apply an entry reads it in a step of its own once the append landed
+        (`prepares(entry)` says whether it does, `prepare(entry)` reads it), so that too is off the loop."""
         if not isinstance(by, str) or not by.strip():
             raise UserError("by must name who writes", field="by")
         if once is not None and once.written is not None:
@@ -382,18 +390,26 @@ class Journal:
                 self.refuse_if_broken()
             if once is not None:
                 once.check_stored((yield partial(self.stored_once, once.key)))
-            with self._lock:
+            planned: Draft | None = None
+            if plan_off_loop:  # it reads only the graph, as of this position: a step, in a worker thread
+                planned_at = self.seq
                 try:
-                    draft = plan()
+                    planned = yield partial(plan)
                 except UserError:
-                    if current:
+                    if not self._refused_when_stale(current):
                         raise
-                    # Refused on a state that may be stale: final only once the state is current.
-                    seen = self.seq
-                    self.catch_up()
                     current = True
-                    if self.seq == seen:
+                    continue
+            with self._lock:
+                if plan_off_loop and self.seq != planned_at:
+                    current = True  # entries were applied while it planned: plan again on them
+                    continue
+                try:
+                    draft = plan() if planned is None else planned
+                except UserError:
+                    if not self._refused_when_stale(current):
                         raise
+                    current = True
                     continue
                 if role is not None:
                     draft = Draft(draft.op, {**draft.payload, AUTHOR_KEY: {"role": role}}, draft.changes_graph)
@@ -414,6 +430,8 @@ class Journal:
                 if not landed:
                     current = True  # another writer won this position: catch up before planning again
                     continue
+                if any(getattr(d, "prepares", _never)(entry) for d in self.domains):
+                    yield partial(self._prepare_apply, entry)  # what applying it reads of the graph, off the loop
                 with self._lock:
                     applied = self._take_landed(entry, promised_empty=empty)
                     result = self._pending_results.pop(entry.seq) if applied is None else applied.result
@@ -433,6 +451,28 @@ class Journal:
                 once.written = entry.seq
             return WriteResult(entry, result)
         raise RuntimeError(f"could not append after {MAX_APPEND_ATTEMPTS} attempts (heavy contention)")
+
+    def _refused_when_stale(self, current: bool) -> bool:
+        """A plan refused on a state that may be stale is final only once the state is current: catch up, and
+        say whether to plan again (the catch-up applied something)."""
+        if current:
+            return False
+        with self._lock:
+            seen = self.seq
+            self.catch_up()
+            return self.seq != seen
+
+    def _prepare_apply(self, entry: Entry) -> None:
+        """Let the domains that read the graph to apply an entry read it now, off the event loop (`prepare`);
+        never raises: what could not be prepared is read when the entry is applied."""
+        for domain in self.domains:
+            prepare = getattr(domain, "prepare", None)
+            if prepare is not None:
+                try:
+                    prepare(entry)
+                except Exception:  # the entry is durable: its application reads what it needs itself
+                    log.debug("preparing journal entry %s failed; it is read as it is applied", entry.seq,
+                              exc_info=True)
 
     def _take_landed(self, entry: Entry, *, promised_empty: bool) -> Applied | None:
         """Apply this process's own entry once its append landed, and return what to project; None when a

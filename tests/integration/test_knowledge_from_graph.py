@@ -9,12 +9,15 @@ and a write need of the knowledge entries once the service no longer holds the k
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections import Counter
 from typing import Any
 
+import anyio
 import pytest
 
 from graph_service.journal.chain import Entry
+from graph_service.journal.steps import run_steps_waiting
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge_from_graph import KnowledgeFromGraph
@@ -152,3 +155,40 @@ def test_a_service_holding_no_knowledge_state_catches_up_with_another_writer_and
     finally:
         other.graph.close()
         mine.close()
+
+
+def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its plan reads only the graph, so it is a step (plan_off_loop), and what its application reads is read in a
+    # step once the append landed (prepare): every statement runs in a worker thread, none on the loop's.
+    service = Service.open(backend.settings(knowledge="graph"))
+    try:
+        first = service.journal.write("ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(
+            k, {"kind": "fact", "body": {"s": "door", "r": "colour", "o": "red"}, "source": "person"}, by="ann")))
+        ran: list[tuple[str, bool]] = []
+        loop_thread = threading.get_ident()
+        run = service.graph.run
+
+        def recorded(name: str, *args: Any, **kwargs: Any) -> Any:
+            ran.append((name, threading.get_ident() == loop_thread))
+            return run(name, *args, **kwargs)
+
+        monkeypatch.setattr(service.graph, "run", recorded)
+        derived = {"kind": "fact", "body": {"s": "door", "r": "paint", "o": "red"}, "source": "person",
+                   "derived_from": [first.result["id"]]}
+
+        async def write() -> Any:
+            steps = service.journal.write_steps(
+                "ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(k, derived, by="ann")),
+                plan_off_loop=True)
+            return await run_steps_waiting(steps, anyio.to_thread.run_sync)
+
+        done = anyio.run(write)
+        assert done.result["status"] == "active" and service.state.item_status(done.result["id"]) == "active"
+        names = [name for name, _ in ran]
+        assert "item_reads_upto" in names and "append_entry" in names, names  # it read and it wrote
+        assert not [name for name, on_loop in ran if on_loop], ran
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
