@@ -111,7 +111,8 @@ class StoreState:
         elif domain is self.questions and entry.op == ANSWER_QUESTION:
             self._answered(entry, applied)
         # What a read of the fingerprint now reads, in one lookup (every domain's entries move beliefs).
-        kept_fingerprint(applied, BELIEFS_FINGERPRINT, believed, self.beliefs.running_fingerprint.sum(), entry.seq)
+        kept_fingerprint(applied.projection, BELIEFS_FINGERPRINT, believed, self.beliefs.running_fingerprint.sum(),
+                         entry.seq)
         return applied
 
     def prepares(self, entry: Entry) -> bool:
@@ -255,12 +256,9 @@ class StoreState:
             applied.projection.extend(self.beliefs.roots_gone("item", gone, entry).projection)
 
     def _kept_for_writes(self, entry: Entry, applied: Applied, summed: tuple[int, int]) -> None:
-        """What the knowledge entry changed of the parts of the knowledge state that are not its items' own
-        (docs/stateless-path.md), kept in the graph so a write that holds no copy of the store reads them
-        there: each unit's done time on its Unit node (`done_time`, removed when it is no longer scheduled),
-        each (item, time) the expiry queue took in or gave up on its Due node (`queued_at`, `taken_at`: the
-        positions that did), and the running fingerprint's sum (`summed` before the entry) on the one
-        Fingerprint node (`total` in hex, `count`, and `seq`, the position that last changed it)."""
+        """What the knowledge entry changed of the parts of the knowledge state that are not its items' own, kept in
+        the graph so a write that holds no copy of the store reads them there (`kept_for_writes`; `summed`: the
+        running fingerprint's sum before the entry)."""
         kept_for_writes(applied.projection, entry.seq, self.knowledge.scheduled, self.knowledge.expiry.changes,
                         summed, self.knowledge.fingerprint_sum())
 
@@ -311,26 +309,25 @@ def kept_for_writes(projection: Projection, seq: int, scheduled: Mapping[str, in
                     expiry_changes: Mapping[tuple[str, int], bool], before: tuple[int, int],
                     after: tuple[int, int]) -> None:
     """Write what the knowledge operation at `seq` changed of the parts of the knowledge state that are not its
-    items' own (StoreState._kept_for_writes): the units' done times it changed (`scheduled`), the (item, time)
-    pairs the expiry queue took in or gave up (`expiry_changes`), and the running fingerprint's (digest sum,
-    count), moved from `before` to `after`."""
+    items' own (docs/stateless-path.md): each unit's done time it changed on its Unit node (`scheduled`; None
+    removes it), each (item, time) pair the expiry queue took in or gave up on its Due node (`queued_at`,
+    `taken_at`: the positions that did), and the running fingerprint's (digest sum, count), moved from `before`
+    to `after`, on the knowledge Fingerprint node (`kept_fingerprint`)."""
     for unit, done_time in sorted(scheduled.items()):
         projection.node("Unit", unit, done_time=done_time)
     for (item_id, expires), queued in sorted(expiry_changes.items()):
         props = {"item": item_id, "expires": expires, "queued_at": seq} if queued else {"taken_at": seq}
         projection.node("Due", due_id(item_id, expires), **props)
-    if after != before:
-        total, count = after
-        projection.node("Fingerprint", KNOWLEDGE_FINGERPRINT, total=format(total, "064x"), count=count, seq=seq)
+    kept_fingerprint(projection, KNOWLEDGE_FINGERPRINT, before, after, seq)
 
 
-def kept_fingerprint(applied: Applied, fingerprint_id: str, before: tuple[int, int], after: tuple[int, int],
+def kept_fingerprint(projection: Projection, fingerprint_id: str, before: tuple[int, int], after: tuple[int, int],
                      seq: int) -> None:
     """Write a running fingerprint's (digest sum, count) on its Fingerprint node (`total` in hex, `count`, and
     `seq`, the position that last changed it) when the entry at `seq` changed it from `before` to `after`."""
     if after != before:
         total, count = after
-        applied.projection.node("Fingerprint", fingerprint_id, total=format(total, "064x"), count=count, seq=seq)
+        projection.node("Fingerprint", fingerprint_id, total=format(total, "064x"), count=count, seq=seq)
 
 
 def due_id(item_id: str, expires: int) -> str:

@@ -16,7 +16,9 @@ from typing import Any
 import anyio
 import pytest
 
+from graph_service.errors import UserError
 from graph_service.journal.chain import Entry
+from graph_service.journal.notes import plan_note
 from graph_service.journal.steps import run_steps_waiting
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import knowledge_ops
@@ -190,5 +192,16 @@ def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
         assert not [name for name, on_loop in ran if on_loop], ran
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
+def test_a_bulk_load_is_refused_by_a_service_holding_no_knowledge_state_and_changes_nothing(backend: Backend) -> None:
+    service = Service.open(backend.settings(knowledge="graph"))
+    try:
+        with pytest.raises(UserError, match=r"holds none \(GRAPH_SERVICE_KNOWLEDGE=graph\); `graph_service load`"):
+            service.journal.write_batch("loader", [lambda: plan_note("one")])
+        assert service.journal.stored_length() == 0 and service.journal.seq == 0
     finally:
         service.close()
