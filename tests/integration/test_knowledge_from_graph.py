@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from graph_service.errors import UserError
+from graph_service.errors import JournalBroken, UserError
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import plan_note
 from graph_service.journal.steps import run_steps_waiting
@@ -203,5 +203,46 @@ def test_a_bulk_load_is_refused_by_a_service_holding_no_knowledge_state_and_chan
         with pytest.raises(UserError, match=r"holds none \(GRAPH_SERVICE_KNOWLEDGE=graph\); `graph_service load`"):
             service.journal.write_batch("loader", [lambda: plan_note("one")])
         assert service.journal.stored_length() == 0 and service.journal.seq == 0
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
+def test_a_store_written_before_the_graph_kept_what_a_write_reads_keeps_its_knowledge_state_in_memory(
+        backend: Backend, caplog: pytest.LogCaptureFixture) -> None:
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 40, 2)
+        backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = 1")  # as a store written before the bookkeeping
+    finally:
+        service.close()
+    with caplog.at_level("WARNING", logger="graph_service.service"):
+        service = Service.open(backend.settings(knowledge="graph"))
+    try:
+        assert not service.knowledge_in_graph and service.state.knowledge.items
+        assert "its knowledge state is held in memory" in caplog.text
+    finally:
+        service.close()
+
+
+def test_a_broken_chain_holding_no_knowledge_state_starts_on_its_sound_prefix(backend: Backend) -> None:
+    # As a service holding it in memory does: the state is the sound prefix, the fingerprints are its (here read
+    # from the graph's sums as of that position), and writes are refused naming the position.
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 60, 4)
+        entries = list(service.journal.entries_after(0))
+        broken = len(entries) // 2
+        backend.raw(service.graph, "MATCH (e:Entry {seq: $s}) SET e.payload = $p",
+                    {"s": broken, "p": '{"text": "forged"}'})
+    finally:
+        service.close()
+    service = Service.open(backend.settings(knowledge="graph"))
+    try:
+        assert service.knowledge_in_graph and service.journal.broken is not None
+        assert service.journal.broken.position == broken and service.journal.seq == broken - 1
+        assert service.fingerprints() == replay(entries, upto=broken - 1).fingerprints()
+        with pytest.raises(JournalBroken, match=f"broken at position {broken}"):
+            service.journal.write("ann", lambda: plan_note("after"))
     finally:
         service.close()
