@@ -14,7 +14,7 @@ from graph_service.fingerprint_as_of import kept_sum_upto
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.knowledge_region import apply_from_graph
+from graph_service.knowledge_region import PartsFromGraph, apply_from_graph
 from graph_service.projection import Projection
 from graph_service.state import KNOWLEDGE_FINGERPRINT, TakenOperation, item_statuses, kept_for_writes
 from graph_service.storage.port import GraphPort
@@ -31,6 +31,17 @@ class KnowledgeFromGraph:
         self.statuses = StatusesFromGraph(graph, held, page)
         self.applied = 0  # entries applied on what they read (the others were taken as the graph holds them)
         self._prepared: dict[int, list[TakenOperation]] = {}
+        self._source: PartsFromGraph | None = None
+
+    def source_at(self, upto: int) -> PartsFromGraph:
+        """The parts of the knowledge store as of `upto`, read from the graph as they are asked for, kept for the
+        next ask at the same position: a write's plan and its application read as of the same position (the
+        head it planned on is the entry before it), so the application reads nothing the plan read. What the
+        graph held at a position never changes, so what is kept stays true; only the last position is kept."""
+        source = self._source
+        if source is None or source.upto != upto:
+            source = self._source = PartsFromGraph(self.graph, upto, whole=True)
+        return source
 
     def __call__(self, entry: Entry) -> list[TakenOperation]:
         prepared = self._prepared.pop(entry.seq, None)
@@ -53,7 +64,7 @@ class KnowledgeFromGraph:
         if self.held() < entry.seq - 1:  # what it would read as of the entry before it is not all in the graph yet
             raise RuntimeError(f"journal entry {entry.seq} cannot be applied from the graph, which holds the "
                                f"projections only up to {self.held()}")
-        region = apply_from_graph(self.graph, entry, entry.seq - 1)
+        region = apply_from_graph(self.graph, entry, entry.seq - 1, self.source_at(entry.seq - 1))
         base: tuple[int, int] | None = None
         moved = (0, 0)
         taken = []

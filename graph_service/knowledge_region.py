@@ -277,13 +277,15 @@ class PartsFromGraph:
         self._read[(RESOLUTIONS, key)] = list(state.resolutions.get(key, ()))
 
 
-def apply_from_graph(graph: GraphPort, entry: Entry, upto: int) -> RegionApplied:
+def apply_from_graph(graph: GraphPort, entry: Entry, upto: int,
+                     source: PartsFromGraph | None = None) -> RegionApplied:
     """Apply one journal entry's knowledge operations on only what their rules read, each part read from the
     graph as of position `upto` (the entry before it) as it is asked for: what the entry does on the whole
-    store's state (knowledge.partial), at the cost of what it reads. NeedMore (for a whole part) from a
-    snapshot of everything or a flag over everything; BookkeepingMissing for a store whose graph does not
-    keep what a write reads; HistoryMissing where the store was written before history was kept."""
-    source = PartsFromGraph(graph, upto, whole=True)
+    store's state (knowledge.partial), at the cost of what it reads. BookkeepingMissing for a store whose graph
+    does not keep what a write reads; HistoryMissing where the store was written before history was kept.
+    `source`: the parts already read as of `upto` (by the entry's plan), which are not read again."""
+    if source is None or source.upto != upto:
+        source = PartsFromGraph(graph, upto, whole=True)
     return apply_answering(entry, source.clock, source.answer)
 
 

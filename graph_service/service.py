@@ -78,6 +78,12 @@ class Service:
             return
         self.state.knowledge_taken = KnowledgeFromGraph(self.graph, lambda: self.journal.graph_holds)
 
+    def _knowledge_source(self) -> PartsFromGraph:
+        # The parts a plan reads as of the head, kept for its entry's application (KnowledgeFromGraph.source_at).
+        taken = self.state.knowledge_taken
+        assert isinstance(taken, KnowledgeFromGraph)
+        return taken.source_at(self.journal.seq)
+
     @property
     def knowledge_in_graph(self) -> bool:
         """Does this service hold no knowledge state (each knowledge write reads from the graph what it needs)?"""
@@ -89,7 +95,7 @@ class Service:
         lock, and the graph holds every entry: Journal.write_steps catches up first)."""
         if not self.knowledge_in_graph:
             return plan(self.state.knowledge)
-        source = PartsFromGraph(self.graph, self.journal.seq, whole=True)
+        source = self._knowledge_source()
         return plan_on_what_it_reads(plan, source.answer, source.clock).draft
 
     def plan_on_store(self, plan: Callable[[StoreState], Planned], ids: Iterable[str] = ()) -> Planned:
@@ -105,7 +111,7 @@ class Service:
             planned.append(plan(cast(StoreState, WithKnowledge(self.state, knowledge))))
             return cast(Draft, None)  # what it planned is kept above: a planner here may give more than a draft
 
-        source = PartsFromGraph(self.graph, self.journal.seq, whole=True)
+        source = self._knowledge_source()
         plan_on_what_it_reads(on, source.answer, source.clock)
         return planned[-1]
 
