@@ -25,7 +25,8 @@ PAGE = 2_000  # positions read a statement, as the journal reads its entries (jo
 
 class KnowledgeFromGraph:
     """`knowledge_taken` for a state fed entries in journal order. `held()`: the last position whose projection
-    the graph holds, with every one before it."""
+    the graph holds, with every one before it. An entry up to it is taken as the statuses it gave (but one
+    carrying several operations is applied: `several_operations`); one past it is applied on what it reads."""
 
     def __init__(self, graph: GraphPort, held: Callable[[], int], page: int = PAGE) -> None:
         self.graph, self.held = graph, held
@@ -61,7 +62,7 @@ class KnowledgeFromGraph:
     def apply(self, entry: Entry) -> list[TakenOperation]:
         """The entry's knowledge operations applied on what their rules read of the graph as of the entry before
         it, each with its bookkeeping (state.kept_for_writes): what applying it on the whole state writes.
-        Raises what apply_from_graph raises (NeedMore for an operation that reads a whole part)."""
+        Raises what apply_from_graph raises, and RuntimeError when the graph does not hold the entry before it."""
         if self.held() < entry.seq - 1:  # what it would read as of the entry before it is not all in the graph yet
             raise RuntimeError(f"journal entry {entry.seq} cannot be applied from the graph, which holds the "
                                f"projections only up to {self.held()}")
