@@ -140,7 +140,7 @@ class PartsFromGraph:
         """What the store holds at `key` of `part` (None: nothing there), with an item what the rules read
         next of it, and with the items of a subject or a scope entry each of them and what they name (read
         in one statement: the rules read them next)."""
-        if key == WHOLE:  # every item (a flag over everything, a snapshot of everything): it touches them all
+        if key is WHOLE:  # every item (a flag over everything, a snapshot of everything): it touches them all
             if part != ITEMS or not self.whole:
                 return {}
             found: dict[str, dict[Any, Any]] = {ITEMS: {WHOLE: None}}

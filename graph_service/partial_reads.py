@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 
 class NeedMore(LookupError):
@@ -17,7 +17,15 @@ class NeedMore(LookupError):
         self.part, self.key = part, key
 
 
-WHOLE = "<every key>"
+class _EveryKey:
+    """The key that stands for every key of a part. An object of its own, not a string: a key a request gives (an
+    id) can be any string, and must never be taken for it."""
+
+    def __repr__(self) -> str:
+        return "<every key>"
+
+
+WHOLE: Final = _EveryKey()
 
 
 Answer = Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]
@@ -50,7 +58,7 @@ class Reader:
             raise NeedMore(part, key)
         self.reads += 1
         for other, entries in found.items():
-            new = {k: v for k, v in entries.items() if k != WHOLE and k not in self.fetched.parts.get(other, {})}
+            new = {k: v for k, v in entries.items() if k is not WHOLE and k not in self.fetched.parts.get(other, {})}
             self.fetched.add(other, new)
             for targets in self.targets:
                 if other in targets:

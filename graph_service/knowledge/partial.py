@@ -301,7 +301,7 @@ def items_sent_with(part: str, key: Hashable, value: Any) -> list[Any]:
 def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
     """What was asked, with an item what `read_with` names, and with the items of a subject or a scope entry
     each item and what it names (the rules read them next), as the graph's reader sends them."""
-    if key == WHOLE:  # every item, as a source of the graph gives it; any other part whole it does not give
+    if key is WHOLE:  # every item, as a source of the graph gives it; any other part whole it does not give
         ids = sorted(knowledge.items) if part == ITEMS else None
         return {} if ids is None else _with_items({ITEMS: {WHOLE: None}}, knowledge, ids)
     found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
