@@ -10,14 +10,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 
 from graph_service.digest_sum import MODULUS
-from graph_service.fingerprint_as_of import kept_sum_upto
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_region import PartsFromGraph, apply_from_graph
 from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION
-from graph_service.state import KNOWLEDGE_FINGERPRINT, TakenOperation, item_statuses, kept_for_writes
+from graph_service.state import TakenOperation, item_statuses, kept_for_writes
 from graph_service.storage.port import GraphPort
 
 PAGE = 2_000  # positions read a statement, as the journal reads its entries (journal.store.PAGE)
@@ -66,14 +65,15 @@ class KnowledgeFromGraph:
         if self.held() < entry.seq - 1:  # what it would read as of the entry before it is not all in the graph yet
             raise RuntimeError(f"journal entry {entry.seq} cannot be applied from the graph, which holds the "
                                f"projections only up to {self.held()}")
-        region = apply_from_graph(self.graph, entry, entry.seq - 1, self.source_at(entry.seq - 1))
+        source = self.source_at(entry.seq - 1)
+        region = apply_from_graph(self.graph, entry, entry.seq - 1, source)
         base: tuple[int, int] | None = None
         moved = (0, 0)
         taken = []
         for applied, scheduled, expiries, now in zip(region.applied, region.scheduled, region.expiries,
                                                      region.fingerprints, strict=True):
             if now != moved and base is None:  # read only when the fingerprint moves (one lookup)
-                base = kept_sum_upto(self.graph, KNOWLEDGE_FINGERPRINT, entry.seq - 1)
+                base = source.fingerprint_sum()
             before, after = (_moved(base, moved), _moved(base, now)) if base is not None else ((0, 0), (0, 0))
             bookkeeping = Projection()
             kept_for_writes(bookkeeping, entry.seq, scheduled, expiries, before, after)

@@ -43,6 +43,7 @@ from graph_service.knowledge.partial import (
     PENDING,
     RESOLUTIONS,
     SCOPE,
+    STORE,
     SUBJECT,
     SUPERSEDED_BY,
     UNIT_TIME,
@@ -248,6 +249,10 @@ class PartsFromGraph:
         """The knowledge store's running fingerprint (digest sum, count) as of `upto`."""
         return kept_sum_upto(self.graph, KNOWLEDGE_FINGERPRINT, self.upto)
 
+    def fingerprint_sum(self) -> tuple[int, int]:
+        """`_fingerprint_sum`, read once for this source (a snapshot applied on it may have read it already)."""
+        return self._part(FINGERPRINT, STORE)
+
     def _linked(self, edges: Iterable[Mapping[str, Any]]) -> set[str]:
         # The items at the other end of edges written by `upto` (as `walk` keeps them).
         if any(e["since"] is None for e in edges):
@@ -289,11 +294,13 @@ def apply_from_graph(graph: GraphPort, entry: Entry, upto: int,
     return apply_answering(entry, source.clock, source.answer)
 
 
-def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], upto: int) -> RegionPlanned:
+def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], upto: int,
+                    source: PartsFromGraph | None = None) -> RegionPlanned:
     """Run a knowledge planner on only what it reads, each part read from the graph as of position `upto`
     (the head it plans on) as it is asked for: the draft it gives on the whole store's state, or the refusal
-    it raises there (knowledge.partial.plan_on_what_it_reads)."""
-    source = PartsFromGraph(graph, upto, whole=True)
+    it raises there (knowledge.partial.plan_on_what_it_reads). `source`: the parts already read as of `upto`."""
+    if source is None or source.upto != upto:
+        source = PartsFromGraph(graph, upto, whole=True)
     return plan_on_what_it_reads(plan, source.answer, source.clock)
 
 

@@ -11,10 +11,9 @@ from graph_service.domain import Draft
 from graph_service.fingerprint_as_of import fingerprints_kept
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
-from graph_service.knowledge.partial import plan_on_what_it_reads
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
-from graph_service.knowledge_region import PartsFromGraph
+from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
 from graph_service.projection import KEEPS_NOW_READS, KEPT_FOR_WRITES
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
@@ -95,8 +94,7 @@ class Service:
         lock, and the graph holds every entry: Journal.write_steps catches up first)."""
         if not self.knowledge_in_graph:
             return plan(self.state.knowledge)
-        source = self._knowledge_source()
-        return plan_on_what_it_reads(plan, source.answer, source.clock).draft
+        return plan_from_graph(self.graph, plan, self.journal.seq, self._knowledge_source()).draft
 
     def plan_on_store(self, plan: Callable[[StoreState], Planned], ids: Iterable[str] = ()) -> Planned:
         """What a planner over the whole store state gives (the questions' planners: they read its knowledge), as
@@ -111,8 +109,7 @@ class Service:
             planned.append(plan(cast(StoreState, WithKnowledge(self.state, knowledge))))
             return cast(Draft, None)  # what it planned is kept above: a planner here may give more than a draft
 
-        source = self._knowledge_source()
-        plan_on_what_it_reads(on, source.answer, source.clock)
+        plan_from_graph(self.graph, on, self.journal.seq, self._knowledge_source())
         return planned[-1]
 
     def stored_total(self) -> int | None:
