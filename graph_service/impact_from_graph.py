@@ -29,7 +29,7 @@ def impact_from_graph(graph: GraphPort, upto: int, items: Iterable[str] = (),
     whose graph does not keep what it reads."""
     wanted, marked = list(items), list(observations)
     source = PartsFromGraph(graph, upto)
-    knowledge = scratch_state(Reader(source.answer, Fetched()), source.clock)
+    knowledge = scratch_state(Reader(source.answer, Fetched(), source.answer_many), source.clock)
     knowledge.position = upto  # what the retraction's assertions are taken back after (impact.impact)
     source.read_items(wanted)
     for i, item in enumerate(wanted):

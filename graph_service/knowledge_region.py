@@ -156,6 +156,17 @@ class PartsFromGraph:
                 found.setdefault(other, {})[at] = self._part(other, at)
         return found
 
+    def answer_many(self, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
+        """`answer` at each of these keys, in one answer; items in one statement (`read_items`), any other part
+        a key at a time (the rules read ahead only items)."""
+        if part == ITEMS:
+            self.read_items(keys)
+        found: dict[str, dict[Any, Any]] = {}
+        for key in keys:
+            for other, entries in self.answer(part, key).items():
+                found.setdefault(other, {}).update(entries)
+        return found
+
     def _part(self, part: str, key: Any) -> Any:
         # Each part once: a key's items are read for its disputes and its resolutions too.
         if (part, key) not in self._read:
@@ -291,7 +302,7 @@ def apply_from_graph(graph: GraphPort, entry: Entry, upto: int,
     `source`: the parts already read as of `upto` (by the entry's plan), which are not read again."""
     if source is None or source.upto != upto:
         source = PartsFromGraph(graph, upto, whole=True)
-    return apply_answering(entry, source.clock, source.answer)
+    return apply_answering(entry, source.clock, source.answer, source.answer_many)
 
 
 def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], upto: int,
@@ -301,7 +312,7 @@ def plan_from_graph(graph: GraphPort, plan: Callable[[KnowledgeState], Draft], u
     it raises there (knowledge.partial.plan_on_what_it_reads). `source`: the parts already read as of `upto`."""
     if source is None or source.upto != upto:
         source = PartsFromGraph(graph, upto, whole=True)
-    return plan_on_what_it_reads(plan, source.answer, source.clock)
+    return plan_on_what_it_reads(plan, source.answer, source.clock, source.answer_many)
 
 
 class KnowledgeRead:
@@ -314,7 +325,8 @@ class KnowledgeRead:
     def __init__(self, graph: GraphPort, upto: int) -> None:
         self.upto = upto
         self._source = PartsFromGraph(graph, upto)
-        self.state = reading_state(Reader(self._source.answer, Fetched()), self._source.clock)
+        self.state = reading_state(Reader(self._source.answer, Fetched(), self._source.answer_many),
+                                   self._source.clock)
         self._positioned = False  # the state's knowledge position is read only by what shows it
 
     def item(self, item_id: str) -> ItemRecord | None:

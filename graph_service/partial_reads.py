@@ -4,7 +4,7 @@ comes from a function, never from a driver."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -32,14 +32,17 @@ Answer = Callable[[str, Hashable], Mapping[str, Mapping[Any, Any]]]
 """A source of the store's parts: `answer(part, key)` gives {part: {key: what is there}} for the key asked
 (None: nothing there), and any more keys, of any part, it chose to send with it."""
 
+AnswerMany = Callable[[str, list[Any]], Mapping[str, Mapping[Any, Any]]]
+"""A source's answer at several keys of one part at once (one round trip), in the shape of `Answer`'s."""
+
 
 class Reader:
     """What the scratch states of one application read through: on a miss, the source's answer is fetched
     once, kept in `fetched` as the store held it, and given to every map of every state registered, each
     keeping its own copy of what the rules change in place (see `convert`)."""
 
-    def __init__(self, answer: Answer, fetched: Fetched) -> None:
-        self.answer, self.fetched = answer, fetched
+    def __init__(self, answer: Answer, fetched: Fetched, answer_many: AnswerMany | None = None) -> None:
+        self.answer, self.fetched, self.answer_many = answer, fetched, answer_many
         self.targets: list[dict[str, Any]] = []
         self.reads = 0
 
@@ -57,6 +60,17 @@ class Reader:
         if key not in found.get(part, {}):
             raise NeedMore(part, key)
         self.reads += 1
+        self._take(found)
+
+    def read_ahead(self, part: str, keys: list[Any]) -> None:
+        """Fetch `part` at these keys in one round, from a source that answers several at once (`answer_many`);
+        nothing from one that does not (each key is then read when it is asked for). A hint: a key the source
+        did not send is read when asked for, as any other."""
+        if self.answer_many is not None and keys:
+            self.reads += 1
+            self._take(self.answer_many(part, keys))
+
+    def _take(self, found: Mapping[str, Mapping[Any, Any]]) -> None:
         for other, entries in found.items():
             new = {k: v for k, v in entries.items() if k is not WHOLE and k not in self.fetched.parts.get(other, {})}
             self.fetched.add(other, new)
@@ -105,6 +119,13 @@ class PartialMap(dict):  # type: ignore[type-arg]
             if self.reader is None:
                 raise NeedMore(self.part, key)
             self.reader.read(self.part, key)
+
+    def read_ahead(self, keys: Iterable[Any]) -> None:
+        """Read in one round those of `keys` not known yet (see `read_ahead`)."""
+        if self.reader is not None:
+            missing = [k for k in dict.fromkeys(keys) if k not in self.known]
+            if len(missing) > 1:  # one key is read as it is asked for, in the same one round
+                self.reader.read_ahead(self.part, missing)
 
     def __getitem__(self, key: Any) -> Any:
         self._check(key)
@@ -177,6 +198,14 @@ class DerivedMap(PartialMap):
             self.known.add(key)
             if present:
                 dict.__setitem__(self, key, value)
+
+
+def read_ahead(mapping: Mapping[Any, Any], keys: Iterable[Any]) -> None:
+    """A rule about to read `mapping` at each of `keys` in turn says so first: a partial map reads the keys it
+    does not know yet in one round trip, not one each; a map that holds every key (a whole state's dict) has
+    nothing to do. What the rule then reads is the same either way."""
+    if isinstance(mapping, PartialMap):
+        mapping.read_ahead(keys)
 
 
 @dataclass

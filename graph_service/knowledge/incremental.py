@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 from graph_service.knowledge.rules import DisputeEvent, ItemFacts, ItemVerdict, LiveAssertion, _evaluate_unit, evaluate
+from graph_service.partial_reads import read_ahead
 
 if TYPE_CHECKING:
     from graph_service.knowledge.records import ItemRecord
@@ -47,9 +48,21 @@ def unit_of(rec: ItemRecord) -> str:
 def unit_members(state: KnowledgeState, unit: str) -> list[ItemRecord]:
     """Every item of a unit, live or not, by id."""
     if unit.startswith("k:"):
-        return [state.items[i] for i in sorted(state.by_key.get(unit[2:], ()))]
+        ids = sorted(state.by_key.get(unit[2:], ()))
+        read_ahead(state.items, ids)
+        return [state.items[i] for i in ids]
     rec = state.items.get(unit[2:])
     return [] if rec is None else [rec]
+
+
+def _targets(rec: ItemRecord) -> list[str]:
+    # The items the live assertions of `rec` supersede.
+    return [a.supersedes for a in rec.live() if a.supersedes]
+
+
+def _premises(rec: ItemRecord) -> list[str]:
+    # The premises of the live assertions of `rec`.
+    return [p for a in rec.live() for p in a.premises]
 
 
 def _cites(rec: ItemRecord, premise: str) -> bool:
@@ -59,7 +72,10 @@ def _cites(rec: ItemRecord, premise: str) -> bool:
 def successors(state: KnowledgeState, unit: str) -> set[str]:
     """The units `evaluate` decides after this one: live dependents' units and live supersede targets'."""
     found: set[str] = set()
-    for rec in unit_members(state, unit):
+    members = unit_members(state, unit)
+    read_ahead(state.items, [i for rec in members if rec.live()
+                             for i in (*state.dependents_of.get(rec.id, ()), *_targets(rec))])
+    for rec in members:
         live = rec.live()
         if not live:
             continue
@@ -79,7 +95,10 @@ def predecessors(state: KnowledgeState, unit: str) -> set[str]:
     """The units `evaluate` decides before this one: live premises' units and live superseders'
     (the mirror of `successors`)."""
     found: set[str] = set()
-    for rec in unit_members(state, unit):
+    members = unit_members(state, unit)
+    read_ahead(state.items, [i for rec in members if rec.live()
+                             for i in (*_premises(rec), *state.superseded_by.get(rec.id, ()))])
+    for rec in members:
         live = rec.live()
         if not live:
             continue
@@ -138,6 +157,20 @@ class UnitGraph:
             found = self._predecessors[unit] = predecessors(self.state, unit)
         return found
 
+    def read_ahead(self, units: Iterable[str], *, upstream: bool = False, downstream: bool = False) -> None:
+        """About to read these units' members, and with `upstream` their predecessors or with `downstream` their
+        successors: a partial state reads the items that takes in two round trips (the members, then what
+        those functions read of them), not one or more a unit. Changes nothing of what they return."""
+        units = [u for u in dict.fromkeys(units) if u not in self._members]
+        state = self.state
+        read_ahead(state.items, [i for u in units
+                                 for i in ((u[2:],) if u.startswith("i:") else state.by_key.get(u[2:], ()))])
+        if upstream or downstream:
+            live = [rec for u in units for rec in self.members(u) if rec.live()]
+            read_ahead(state.items, [i for rec in live for i in (
+                *((*_premises(rec), *state.superseded_by.get(rec.id, ())) if upstream else ()),
+                *((*state.dependents_of.get(rec.id, ()), *_targets(rec)) if downstream else ()))])
+
     def first_learned(self, unit: str) -> int | None:
         if unit not in self._first:
             self._first[unit] = first_learned(self.state, unit)
@@ -164,6 +197,7 @@ def done_times(
     order, as a shortest-path search would: it depends only on what lies upstream of a unit.
     """
     first: dict[str, int] = {}
+    graph.read_ahead(region, upstream=True, downstream=True)
     for u in region:
         f = graph.first_learned(u)
         if f is not None:
@@ -200,12 +234,10 @@ def done_times(
 def downstream(graph: UnitGraph, seeds: Iterable[str]) -> set[str]:
     """The seeds and every unit reachable from them by `successors`."""
     found = set(seeds)
-    work = list(found)
-    while work:
-        for v in graph.successors(work.pop()):
-            if v not in found:
-                found.add(v)
-                work.append(v)
+    level = list(found)
+    while level:  # level by level, each level's reads in two round trips (UnitGraph.read_ahead)
+        graph.read_ahead(level, downstream=True)
+        level = [v for u in level for v in graph.successors(u) if v not in found and not found.add(v)]  # type: ignore[func-returns-value]
     return found
 
 
@@ -272,10 +304,14 @@ def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
     """The units whose predecessors can change when assertions of these items are added or taken
     back: the items' own, and those of every item citing, superseding or superseded by one of them."""
     found: set[str] = set()
-    for item_id in ids:
-        rec = state.items.get(item_id)
-        if rec is None:
-            continue
+    ids = list(ids)
+    read_ahead(state.items, ids)
+    recs = [rec for rec in (state.items.get(i) for i in ids) if rec is not None]
+    read_ahead(state.items, [i for rec in recs for i in (*state.dependents_of.get(rec.id, ()),
+                                                         *state.superseded_by.get(rec.id, ()),
+                                                         *(a.assertion.supersedes for a in rec.assertions
+                                                           if a.assertion.supersedes))])
+    for rec in recs:
         found.add(unit_of(rec))
         for other in (*state.dependents_of.get(rec.id, ()), *state.superseded_by.get(rec.id, ())):
             if other in state.items:
@@ -359,6 +395,7 @@ def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | 
     # Changed units solving their equations with a cycle through them that may carry their time up.
     cyclic: set[str] = set()
     firsts: dict[str, int] = {}
+    graph.read_ahead(changed, upstream=True)
     for u in sorted(changed):
         first = graph.first_learned(u)
         if first is None:
@@ -395,6 +432,7 @@ def reschedule(graph: UnitGraph, order: Order, changed: set[str]) -> Schedule | 
         return out
     region = downstream(graph, failing)
     outside: dict[str, int] = {}
+    graph.read_ahead(region, upstream=True)
     for u in region:
         for p in graph.predecessors(u):
             if p not in region:
@@ -519,6 +557,7 @@ def _settle(
         if solve:
             solve = False
             outside: dict[str, int] = {}
+            graph.read_ahead(region, upstream=True)
             for u in region:
                 looked.add(u)
                 for p in graph.predecessors(u):
@@ -601,6 +640,8 @@ def evaluate_unit(
     if not live:
         return verdicts, ()
     mine = {f.id: f for f in live}
+    read_ahead(state.items, [i for f in live for i in (*(p for a in f.assertions for p in a.premises),
+                                                       *state.superseded_by.get(f.id, ())) if i not in mine])
     # What the unit reads of others: premises' statuses (a premise in this unit reads as pending,
     # a never-written one as dead, exactly as in `evaluate`) and superseders' supported assertions.
     seen: dict[str, ItemVerdict] = dict(verdicts)
@@ -693,6 +734,7 @@ def propagate(
     # Units whose done time changed read differently, and so may their readers.
     moved = {u for u, t in schedule.time.items() if order.time.get(u) != t or order.first.get(u) != schedule.first[u]}
     start = seeds | changed | moved
+    graph.read_ahead(moved, downstream=True)
     for u in moved:
         start |= graph.successors(u)
     heap: list[tuple[int, str]] = []
@@ -720,6 +762,7 @@ def propagate(
             out.verdicts[rec.id] = new
             found: set[str] = set()
             if old.status != new.status or rec.props is None:
+                read_ahead(state.items, state.dependents_of.get(rec.id, ()))
                 for dep in state.dependents_of.get(rec.id, ()):
                     drec = state.items.get(dep)
                     if drec is not None and _cites(drec, rec.id):

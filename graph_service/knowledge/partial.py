@@ -43,6 +43,7 @@ from graph_service.knowledge.state import KnowledgeState
 from graph_service.partial_reads import (
     WHOLE,
     Answer,
+    AnswerMany,
     DerivedMap,
     Fetched,
     NeedMore,
@@ -224,14 +225,17 @@ class RegionApplied:
     to add to the store's before them (digest_sum.MODULUS); (0, 0) where they left it as it was."""
 
 
-def apply_on_what_it_reads(knowledge_ops: list[Entry], answer: Answer, clock: int) -> RegionApplied:
+def apply_on_what_it_reads(knowledge_ops: list[Entry], answer: Answer, clock: int,
+                           answer_many: AnswerMany | None = None) -> RegionApplied:
     """Apply these knowledge entries (one journal entry's: itself, or an answer's operations at its position)
     in turn on a scratch state at store clock `clock`, reading each part the rules ask for that has not been
     read from `answer` (which may send more than was asked, of any part, so one round trip can bring what
     the next reads will ask for). Returns what each entry applied, what was fetched and how many reads it
     took. Raises what applying raises, NeedMore for a part the source did not send when asked, and NeedMore
-    for a whole part (a flag over everything, a snapshot of everything: they touch the whole store)."""
-    reader = Reader(answer, Fetched())
+    for a whole part (a flag over everything, a snapshot of everything: they touch the whole store).
+    `answer_many`: the source's answer at several keys at once, which the rules' read-aheads use (a round trip
+    for the dependents of an item, not one each)."""
+    reader = Reader(answer, Fetched(), answer_many)
     state = scratch_state(reader, clock)
     applied, scheduled, expiries, fingerprints = [], [], [], []
     for entry in knowledge_ops:
@@ -251,11 +255,12 @@ class RegionPlanned:
     reads: int
 
 
-def plan_on_what_it_reads(plan: Callable[[KnowledgeState], Draft], answer: Answer, clock: int) -> RegionPlanned:
+def plan_on_what_it_reads(plan: Callable[[KnowledgeState], Draft], answer: Answer, clock: int,
+                          answer_many: AnswerMany | None = None) -> RegionPlanned:
     """Run a knowledge planner (knowledge.planning: it reads the state and changes nothing) on a scratch state
     at store clock `clock`, reading what it asks for from `answer` as apply_on_what_it_reads does: the draft
     it gives on the whole store's state, or the UserError, NotFound or Conflict it raises there."""
-    reader = Reader(answer, Fetched())
+    reader = Reader(answer, Fetched(), answer_many)
     draft = plan(scratch_state(reader, clock))
     return RegionPlanned(draft, reader.fetched, reader.reads)
 
@@ -308,6 +313,15 @@ def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> d
     return _with_items(found, knowledge, items_sent_with(part, key, found[part][key]))
 
 
+def whole_state_answer_many(knowledge: KnowledgeState, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
+    """`whole_state_answer` at each of these keys, in one answer (as the graph's reader reads several items)."""
+    found: dict[str, dict[Any, Any]] = {}
+    for key in keys:
+        for other, entries in whole_state_answer(knowledge, part, key).items():
+            found.setdefault(other, {}).update(entries)
+    return found
+
+
 def _with_items(found: dict[str, dict[Any, Any]], knowledge: KnowledgeState,
                 ids: list[Any]) -> dict[str, dict[Any, Any]]:
     for item_id in ids:
@@ -324,19 +338,22 @@ def operations_of(entry: Entry) -> list[Entry]:
             for op, payload in carried_ops(entry.op, entry.payload)]
 
 
-def apply_answering(entry: Entry, clock: int, answer: Answer) -> RegionApplied:
+def apply_answering(entry: Entry, clock: int, answer: Answer,
+                    answer_many: AnswerMany | None = None) -> RegionApplied:
     """`apply_on_what_it_reads` for one journal entry's knowledge operations."""
-    return apply_on_what_it_reads(operations_of(entry), answer, clock)
+    return apply_on_what_it_reads(operations_of(entry), answer, clock, answer_many)
 
 
 def apply_from_whole_state(knowledge: KnowledgeState, entry: Entry) -> RegionApplied:
     """Apply one journal entry's knowledge operations on what they read, fetched from a whole store's
     knowledge state (which it leaves as it was): the reference a read of the graph is checked against, and
     what measures the reads a write needs."""
-    return apply_answering(entry, knowledge.clock, lambda part, key: whole_state_answer(knowledge, part, key))
+    return apply_answering(entry, knowledge.clock, lambda part, key: whole_state_answer(knowledge, part, key),
+                           lambda part, keys: whole_state_answer_many(knowledge, part, keys))
 
 
 def plan_from_whole_state(knowledge: KnowledgeState, plan: Callable[[KnowledgeState], Draft]) -> RegionPlanned:
     """Run a planner on what it reads, fetched from a whole store's knowledge state: the reference a read of
     the graph is checked against."""
-    return plan_on_what_it_reads(plan, lambda part, key: whole_state_answer(knowledge, part, key), knowledge.clock)
+    return plan_on_what_it_reads(plan, lambda part, key: whole_state_answer(knowledge, part, key), knowledge.clock,
+                                 lambda part, keys: whole_state_answer_many(knowledge, part, keys))
