@@ -7,15 +7,20 @@ For each size a store of the realistic mix (benchmarks.service_shape.mix) is bul
 round, each mode opens its own copy of that store in a process of its own (the two modes interleaved, the order
 alternating by round): the start (Service.start: the replay, after the embedded server has loaded), the
 process's RSS after it, and `--writes` knowledge writes in process, each timed: a fact derived from two recent
-items, and the retraction of a live item (with what rests on it). Medians over the rounds, and the ratio graph /
-memory of each, measured in the same run.
+items, and the retraction of a live item (with what rests on it). And the public bulk path in each mode: the
+store's journal exported once (`graph_service export`), then loaded into an empty store by `graph_service load`
+in each mode, interleaved likewise: entries a second and the loading process's peak RSS. Medians over the
+rounds, and the ratio graph / memory of each, measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -87,23 +92,57 @@ def build(size: int, root: Path, seed: int) -> Path:
     return data
 
 
+def cli(data: Path, mode: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`graph_service ARGS` on the store in `data`, the knowledge in `mode`; raises if it fails."""
+    env = {**os.environ, "GRAPH_SERVICE_DATA": str(data), "GRAPH_SERVICE_KNOWLEDGE": mode}
+    out = subprocess.run([sys.executable, "-m", "graph_service", *args], env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"graph_service {' '.join(args)} failed:\n{out.stderr[-3000:]}")
+    return out
+
+
+def load_child(mode: str, exported: Path, data: Path) -> dict[str, Any]:
+    """`graph_service load` in `mode` into the empty store `data`, run in this process (the command's own code,
+    its output sent to stderr): entries a second, and this process's peak RSS (the embedded server is another)."""
+    os.environ.update({"GRAPH_SERVICE_DATA": str(data), "GRAPH_SERVICE_KNOWLEDGE": mode})
+    from graph_service import cli as command
+
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(sys.stderr):
+        if command.main(["load", str(exported)]) != 0:
+            raise RuntimeError(f"graph_service load failed in {mode} mode")
+    seconds = time.perf_counter() - started
+    loaded = sum(1 for line in exported.open() if line.strip())
+    return {"load_per_s": loaded / seconds,
+            "load_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
 def measure(size: int, args: argparse.Namespace, root: Path) -> None:
     built = build(size, root, args.seed)
+    exported = root / f"journal-{size}.jsonl"
+    cli(built, "memory", "export", "--output", str(exported))
     got: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
     for round_no in range(args.rounds):
         for mode in (MODES if round_no % 2 == 0 else MODES[::-1]):
+            into = root / f"load-{mode}-{round_no}"
+            out = subprocess.run([sys.executable, "-m", "benchmarks.knowledge_in_graph", "--load-child", mode,
+                                  str(exported), str(into)], capture_output=True, text=True)
+            if out.returncode != 0:
+                raise RuntimeError(f"the {mode} load failed:\n{out.stderr[-3000:]}")
+            loading = json.loads(out.stdout.strip().splitlines()[-1])
+            shutil.rmtree(into, ignore_errors=True)
             copy = root / f"copy-{mode}-{round_no}"
             shutil.copytree(built, copy, ignore=shutil.ignore_patterns("*.sock", "*.pid", "service.lock"))
             out = subprocess.run([sys.executable, "-m", "benchmarks.knowledge_in_graph", "--child", mode, str(copy),
                                   "--writes", str(args.writes)], capture_output=True, text=True)
             if out.returncode != 0:
                 raise RuntimeError(f"the {mode} child failed:\n{out.stderr[-3000:]}")
-            got[mode].append(json.loads(out.stdout.strip().splitlines()[-1]))
+            got[mode].append({**json.loads(out.stdout.strip().splitlines()[-1]), **loading})
             shutil.rmtree(copy, ignore_errors=True)
     print(f"{size:,} entries, {args.rounds} rounds, {args.writes} adds and {args.writes} retractions a round "
           "(medians over the rounds; graph / memory):")
     for figure, unit in (("start_s", "s"), ("rss_mb", "MB"), ("add_ms", "ms"), ("retract_ms", "ms"),
-                         ("retract_p90_ms", "ms")):
+                         ("retract_p90_ms", "ms"), ("load_per_s", "/s"), ("load_peak_rss_mb", "MB")):
         memory = statistics.median(r[figure] for r in got["memory"])
         graph = statistics.median(r[figure] for r in got["graph"])
         print(f"  {figure:15} memory {memory:9.2f} {unit:2}  graph {graph:9.2f} {unit:2}  {graph / memory:6.2f}x")
@@ -116,7 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=40)
     parser.add_argument("--seed", type=int, default=10)
     parser.add_argument("--child", nargs=2, metavar=("MODE", "DATA"), help=argparse.SUPPRESS)
+    parser.add_argument("--load-child", nargs=3, metavar=("MODE", "FILE", "DATA"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.load_child:
+        mode, exported, data = args.load_child
+        print(json.dumps(load_child(mode, Path(exported), Path(data))))
+        return 0
     if args.child:
         mode, data = args.child
         print(json.dumps(child(mode, Path(data), args.writes)))

@@ -10,7 +10,6 @@ terminal, otherwise a plain line at least every PLAIN_EVERY seconds.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import logging.config
@@ -412,8 +411,9 @@ def _load(settings: Settings, args: argparse.Namespace) -> int:
                 except (ValueError, KeyError, TypeError) as exc:
                     raise UserError(f"{args.file}:{number}: not an exported journal entry ({exc})") from None
 
-    # A bulk load applies each batch on the knowledge state in memory (Journal._load), whatever the server uses.
-    with _service(dataclasses.replace(settings, knowledge="memory")) as service:
+    # As the service is configured: with GRAPH_SERVICE_KNOWLEDGE=graph the batches are applied on what they read of
+    # the graph (knowledge_from_graph.Run), so the load's memory does not grow with the store.
+    with _service(settings) as service:
         with progress(desc="load", total=size, unit="B", unit_scale=True, unit_divisor=1024) as bar:
             count = service.journal.import_entries(entries(bar), from_format=args.from_format)
         print(json.dumps({"loaded": count, "head": service.journal.seq}))

@@ -10,10 +10,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 
 from graph_service.digest_sum import MODULUS
+from graph_service.domain import Draft
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
+from graph_service.knowledge.partial import apply_on, operations_of, scratch_state
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.knowledge_region import PartsFromGraph, apply_from_graph
+from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
+from graph_service.partial_reads import Fetched, Reader
 from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.state import TakenOperation, item_statuses, kept_for_writes
@@ -33,6 +36,8 @@ class KnowledgeFromGraph:
         self.applied = 0  # entries applied on what they read (the others were taken as the graph holds them)
         self._prepared: dict[int, list[TakenOperation]] = {}
         self._source: PartsFromGraph | None = None
+        self._run: Run | None = None
+        self._last = 0  # the last knowledge entry taken or applied
 
     def source_at(self, upto: int) -> PartsFromGraph:
         """The parts of the knowledge store as of `upto`, read from the graph as they are asked for, kept for the
@@ -47,7 +52,9 @@ class KnowledgeFromGraph:
     def __call__(self, entry: Entry) -> list[TakenOperation]:
         prepared = self._prepared.pop(entry.seq, None)
         if entry.seq <= self.held() and not several_operations(entry):
-            return [TakenOperation(self.statuses(entry))]
+            taken = [TakenOperation(self.statuses(entry))]
+            self._run, self._last = None, entry.seq  # a run ahead of the graph did not apply it
+            return taken
         self.applied += 1
         return prepared if prepared is not None else self.apply(entry)
 
@@ -61,26 +68,91 @@ class KnowledgeFromGraph:
     def apply(self, entry: Entry) -> list[TakenOperation]:
         """The entry's knowledge operations applied on what their rules read of the graph as of the entry before
         it, each with its bookkeeping (state.kept_for_writes): what applying it on the whole state writes.
-        Raises what apply_from_graph raises, and RuntimeError when the graph does not hold the entry before it."""
-        if self.held() < entry.seq - 1:  # what it would read as of the entry before it is not all in the graph yet
-            raise RuntimeError(f"journal entry {entry.seq} cannot be applied from the graph, which holds the "
-                               f"projections only up to {self.held()}")
-        source = self.source_at(entry.seq - 1)
-        region = apply_from_graph(self.graph, entry, entry.seq - 1, source)
-        base: tuple[int, int] | None = None
-        moved = (0, 0)
+
+        Where the graph does not hold the entry before it yet (a bulk load's batches in flight), the entry goes
+        on the run of entries applied since the last position the graph held: one scratch state they were
+        applied on in turn (`Run`). Raises what applying raises (and then the run is dropped), and RuntimeError
+        when the graph holds neither the entry before it nor a run reaching it."""
+        held = self.held()
+        if held >= entry.seq - 1:
+            run = Run(self.source_at(entry.seq - 1))  # a write on the head: its plan's reads are the run's
+        else:
+            run = self._ahead(entry.seq - 1, held)
+            if len(run.entries) >= RUN_BOUND and held > run.source.upto:
+                run = run.again_from(PartsFromGraph(self.graph, held, whole=True))  # its memory stays bounded
+        self._run = None  # until the entry is applied whole: a failure midway leaves the state half changed
+        taken = run.apply(entry)
+        self._run, self._last = run, entry.seq
+        return taken
+
+    def _ahead(self, position: int, held: int) -> Run:
+        """The run whose state is the knowledge store as of `position`, past what the graph holds (`held`): the
+        one every knowledge entry since its start was applied on, or a new one from `held` when no knowledge entry
+        came after it. RuntimeError when there is neither (an entry was applied elsewhere, or failed)."""
+        run = self._run
+        if run is not None and run.last == self._last:
+            return run
+        if run is None and self._last <= held:  # what lies between is no knowledge entry: as the graph holds it
+            return Run(PartsFromGraph(self.graph, held, whole=True))
+        raise RuntimeError(f"no knowledge state as of position {position}: the graph holds the projections only "
+                           f"up to {held}")
+
+    def plan(self, plan: Callable[[KnowledgeState], Draft], head: int) -> Draft:
+        """A knowledge planner's draft (or its refusal) on the store as of `head`, the journal's head: on what it
+        reads of the graph, or, while the graph is behind the head (a bulk load), on the run of entries applied
+        ahead of it (RuntimeError when there is none reaching the head)."""
+        held = self.held()
+        if held >= head:
+            return plan_from_graph(self.graph, plan, head, self.source_at(head)).draft
+        self._run = self._ahead(head, held)  # kept: the entry planned goes on it
+        return plan(self._run.state)
+
+
+RUN_BOUND = 4_000  # entries a run applies before it starts again from what the graph holds by then
+
+
+class Run:
+    """Entries applied in turn on one scratch knowledge state, from the position `source` reads the graph as of:
+    past it, the graph may not hold them (a bulk load appends a batch while the next is applied). What the
+    state holds of a part no entry of the run touched is what the graph held there, so it is the store as of
+    the last entry applied (`last`)."""
+
+    def __init__(self, source: PartsFromGraph) -> None:
+        self.source = source
+        self.last = source.upto
+        self.reader = Reader(source.answer, Fetched(), source.answer_many)
+        self.state = scratch_state(self.reader, source.clock)
+        self.entries: list[Entry] = []
+        self._base: tuple[int, int] | None = None  # the fingerprint's sum at `source.upto`, read when it moves
+        self._moved = (0, 0)  # what the run's entries moved it by
+
+    def apply(self, entry: Entry) -> list[TakenOperation]:
+        """The entry applied on the run's state, each of its knowledge operations with its bookkeeping."""
+        region = apply_on(self.state, self.reader, operations_of(entry))
         taken = []
         for applied, scheduled, expiries, now in zip(region.applied, region.scheduled, region.expiries,
                                                      region.fingerprints, strict=True):
-            if now != moved and base is None:  # read only when the fingerprint moves (one lookup)
-                base = source.fingerprint_sum()
-            before, after = (_moved(base, moved), _moved(base, now)) if base is not None else ((0, 0), (0, 0))
+            if now != self._moved and self._base is None:  # read only when the fingerprint moves (one lookup)
+                self._base = self.source.fingerprint_sum()
+            base = self._base
+            before, after = (_moved(base, self._moved), _moved(base, now)) if base is not None else ((0, 0), (0, 0))
             bookkeeping = Projection()
             kept_for_writes(bookkeeping, entry.seq, scheduled, expiries, before, after)
             taken.append(TakenOperation(item_statuses(applied.projection), applied.projection, bookkeeping,
                                         applied.result))
-            moved = now
+            self._moved = now
+        self.entries.append(entry)
+        self.last = entry.seq
         return taken
+
+    def again_from(self, source: PartsFromGraph) -> Run:
+        """A run from a later position the graph holds, with this run's entries past it applied again (what they
+        give was taken already): the same state, without what the entries the graph now holds read."""
+        run = Run(source)
+        for entry in self.entries:
+            if entry.seq > source.upto:
+                run.apply(entry)
+        return run
 
 
 def several_operations(entry: Entry) -> bool:

@@ -13,7 +13,6 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
-from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
 from graph_service.projection import KEEPS_NOW_READS, KEPT_FOR_WRITES
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
@@ -77,11 +76,11 @@ class Service:
             return
         self.state.knowledge_taken = KnowledgeFromGraph(self.graph, lambda: self.journal.graph_holds)
 
-    def _knowledge_source(self) -> PartsFromGraph:
-        # The parts a plan reads as of the head, kept for its entry's application (KnowledgeFromGraph.source_at).
+    def _plan_from_graph(self, plan: KnowledgePlanner) -> Draft:
+        # As of the head, what the plan reads kept for its entry's application (KnowledgeFromGraph.plan).
         taken = self.state.knowledge_taken
         assert isinstance(taken, KnowledgeFromGraph)
-        return taken.source_at(self.journal.seq)
+        return taken.plan(plan, self.journal.seq)
 
     @property
     def knowledge_in_graph(self) -> bool:
@@ -91,10 +90,11 @@ class Service:
     def plan_knowledge(self, plan: KnowledgePlanner) -> Draft:
         """A knowledge planner's draft (or its refusal) on the store as this process last read it: on the knowledge
         state in memory, or on what it reads of the graph as of the journal's head (the caller holds the journal's
-        lock, and the graph holds every entry: Journal.write_steps catches up first)."""
+        lock; Journal.write_steps catches up first), or on the entries applied ahead of the graph since what it
+        holds (a bulk load's batches in flight: KnowledgeFromGraph.plan)."""
         if not self.knowledge_in_graph:
             return plan(self.state.knowledge)
-        return plan_from_graph(self.graph, plan, self.journal.seq, self._knowledge_source()).draft
+        return self._plan_from_graph(plan)
 
     def plan_on_store(self, plan: Callable[[StoreState], Planned], ids: Iterable[str] = ()) -> Planned:
         """What a planner over the whole store state gives (the questions' planners: they read its knowledge), as
@@ -109,7 +109,7 @@ class Service:
             planned.append(plan(cast(StoreState, WithKnowledge(self.state, knowledge))))
             return cast(Draft, None)  # what it planned is kept above: a planner here may give more than a draft
 
-        plan_from_graph(self.graph, on, self.journal.seq, self._knowledge_source())
+        self._plan_from_graph(on)
         return planned[-1]
 
     def stored_total(self) -> int | None:

@@ -571,12 +571,6 @@ class Journal:
         here, so the server's work and ours overlap; one batch is in flight at a time, in order. If a
         batch fails to land, or an entry is refused, the in-memory state is rebuilt from the journal (it
         had applied entries the graph does not hold) and the failure that came first is raised."""
-        if any(getattr(domain, "knowledge_taken", None) is not None for domain in self.domains):
-            # Each knowledge entry is applied on what it reads of the graph as of the one before it, which a batch
-            # in flight does not hold yet.
-            raise UserError("a bulk load plans and applies on the knowledge state in memory, and this service holds "
-                            "none (GRAPH_SERVICE_KNOWLEDGE=graph); `graph_service load` loads with it in memory",
-                            field=None)
         written = 0
         with self._lock, ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk-append") as appender:
             self.catch_up()

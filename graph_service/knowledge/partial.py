@@ -121,16 +121,21 @@ class PartialFingerprint(RunningFingerprint):
 class PartialExpiryQueue(ExpiryQueue):
     """The expiry queue of a scratch state: an item's pending times are a part (`PENDING`, read when the rules
     queue it), and a tick's due pairs another (`DUE`, keyed by the clock it moves to: every pair queued after
-    the fetched clock and at or before that one, by time). Queuing adds to a heap of its own, which a tick
-    never reads (a pair queued in an entry is ahead of the clock it runs at)."""
+    the fetched clock and at or before that one, by time). Queuing adds to a heap of its own. A tick takes the
+    pairs due from both: the store's, but those an earlier tick on this state took, and the heap's, which
+    entries applied before it on this state queued (a pair queued in the tick's own entry is ahead of it)."""
 
     def __init__(self, reader: Reader | None) -> None:
         super().__init__()
         self.pending = PartialMap(PENDING, reader, _as_set)
         self.due = PartialMap(DUE, reader, sorted)
+        self._ticked: int | None = None  # the clock the last tick on this state moved to
 
     def _due_upto(self, clock: int) -> list[tuple[int, str]]:
-        return list(self.due.get(clock, ()))
+        ticked = self._ticked
+        stored = [pair for pair in self.due.get(clock, ()) if ticked is None or pair[0] > ticked]
+        self._ticked = clock if ticked is None else max(ticked, clock)
+        return sorted(stored + super()._due_upto(clock))
 
 
 def _item_copy(rec: ItemRecord | None) -> ItemRecord | None:
@@ -236,7 +241,14 @@ def apply_on_what_it_reads(knowledge_ops: list[Entry], answer: Answer, clock: in
     `answer_many`: the source's answer at several keys at once, which the rules' read-aheads use (a round trip
     for the dependents of an item, not one each)."""
     reader = Reader(answer, Fetched(), answer_many)
-    state = scratch_state(reader, clock)
+    return apply_on(scratch_state(reader, clock), reader, knowledge_ops)
+
+
+def apply_on(state: KnowledgeState, reader: Reader, knowledge_ops: list[Entry]) -> RegionApplied:
+    """Apply these knowledge entries in turn on a scratch state reading through `reader` (scratch_state), which
+    may have had entries applied before them (the state as they left it, not as the store held it before them:
+    then `fetched` holds what they read too). Each entry's fingerprint is the state's running sum after it, the
+    change since the state was made."""
     applied, scheduled, expiries, fingerprints = [], [], [], []
     for entry in knowledge_ops:
         applied.append(state.apply(entry))

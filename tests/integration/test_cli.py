@@ -15,10 +15,10 @@ from tests.backends import Backend
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def cli(store: Backend, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
-    return subprocess.run([sys.executable, "-m", "graph_service", *args], cwd=ROOT, env={**env, **store.env()},
-                          capture_output=True, text=True, timeout=180)
+def cli(store: Backend, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+    return subprocess.run([sys.executable, "-m", "graph_service", *args], cwd=ROOT,
+                          env={**inherited, **store.env(), **(env or {})}, capture_output=True, text=True, timeout=180)
 
 
 def seed(store: Backend) -> str:
@@ -61,6 +61,20 @@ def test_export_then_load_gives_the_same_store(backend: Backend, tmp_path: Path)
         assert json.loads(cli(one, "load", str(exported)).stdout) == {"loaded": 2, "head": 2}
         assert json.loads(cli(one, "fingerprint").stdout) == first
         assert json.loads(cli(one, "verify").stdout)["ok"] is True
+
+
+def test_a_load_into_a_service_holding_no_knowledge_state_gives_the_same_store(backend: Backend,
+                                                                               tmp_path: Path) -> None:
+    seed(backend)
+    exported = tmp_path / "journal.jsonl"
+    assert cli(backend, "export", "--output", str(exported)).returncode == 0
+    first = json.loads(cli(backend, "fingerprint").stdout)
+    target = backend.fresh_store(tmp_path / "two")
+    loaded = cli(target, "load", str(exported), env={"GRAPH_SERVICE_KNOWLEDGE": "graph"})
+    assert loaded.returncode == 0, loaded.stderr
+    assert json.loads(loaded.stdout) == {"loaded": 2, "head": 2}
+    assert json.loads(cli(target, "fingerprint").stdout) == first
+    assert json.loads(cli(target, "verify", env={"GRAPH_SERVICE_KNOWLEDGE": "graph"}).stdout)["ok"] is True
 
 
 def test_a_tampered_export_is_refused_and_loads_nothing(backend: Backend, tmp_path: Path) -> None:

@@ -9,14 +9,18 @@ and a write need of the knowledge entries once the service no longer holds the k
 from __future__ import annotations
 
 import dataclasses
+import random
 import threading
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from graph_service.errors import JournalBroken, UserError
+from graph_service import knowledge_from_graph
+from graph_service.domain import Draft
+from graph_service.errors import JournalBroken
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import plan_note
 from graph_service.journal.steps import run_steps_waiting
@@ -197,13 +201,54 @@ def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
         service.close()
 
 
-@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
-def test_a_bulk_load_is_refused_by_a_service_holding_no_knowledge_state_and_changes_nothing(backend: Backend) -> None:
-    service = Service.open(backend.settings(knowledge="graph"))
+def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_whole_state_writes(
+        backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bulk load applies each batch while the one before it is appended, so the graph does not hold the entry
+    before it: the entries go on a run applied ahead of the graph (knowledge_from_graph.Run), which starts again
+    from what the graph holds once it is long (here every 40 entries). Loaded so, with small batches, a history
+    gives the graph and the fingerprints that the service holding the whole state gave it; and a batch planned
+    through the service plans on the run (`plan_knowledge`), which verify then finds as a replay writes it."""
+    monkeypatch.setattr(knowledge_from_graph, "RUN_BOUND", 40)
+    restarts: list[int] = []
+    again_from = knowledge_from_graph.Run.again_from
+    monkeypatch.setattr(knowledge_from_graph.Run, "again_from",
+                        lambda run, source: restarts.append(source.upto) or again_from(run, source))
+    whole = Service.open(backend.settings())
     try:
-        with pytest.raises(UserError, match=r"holds none \(GRAPH_SERVICE_KNOWLEDGE=graph\); `graph_service load`"):
-            service.journal.write_batch("loader", [lambda: plan_note("one")])
-        assert service.journal.stored_length() == 0 and service.journal.seq == 0
+        write_knowledge_history(whole, 240, 23)
+        entries = list(whole.journal.entries_after(0))
+        fingerprints = whole.fingerprints()
+        statuses = sorted(backend.raw(whole.graph, "MATCH (i:Item) RETURN i.id, i.status"))
+    finally:
+        whole.close()
+    into = backend.fresh_store(tmp_path / "loaded")
+    service = Service.open(into.settings(knowledge="graph"))
+    try:
+        assert service.knowledge_in_graph
+        assert service.journal.import_entries(entries, batch_size=17) == len(entries)
+        assert restarts and all(0 < at < len(entries) for at in restarts), restarts  # the runs started again
+        assert not service.state.knowledge.items  # nothing of the knowledge state was held
+        assert service.fingerprints() == fingerprints
+        assert sorted(into.raw(service.graph, "MATCH (i:Item) RETURN i.id, i.status")) == statuses
+        pool = [i for i, _ in statuses]
+        rng = random.Random(3)
+
+        def live() -> list[str]:
+            return [i for i in pool if service.state.item_status(i) not in (None, "retracted")]
+
+        def add(n: int) -> Draft:
+            raw = {"kind": "fact", "body": {"s": f"loaded-{n}", "r": "colour", "o": n}, "source": "person",
+                   "derived_from": rng.sample(live(), 2)}
+            return service.plan_knowledge(lambda k: planning.plan_add(k, raw, by="loader"))
+
+        def retract() -> Draft:
+            target = rng.choice(live())
+            return service.plan_knowledge(lambda k: planning.plan_retract(k, target, "load"))
+
+        plans = [(lambda n=n: add(n)) if n % 2 else retract for n in range(60)]
+        assert service.journal.write_batch("loader", plans, batch_size=7) == 60
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
     finally:
         service.close()
 
