@@ -1,8 +1,9 @@
 """Knowledge entries as the graph gives them (StoreState's `knowledge_taken`), so that the service applies
 them without holding a knowledge state: an entry whose projection the graph holds is taken as it holds it (the
 statuses it gave the items it wrote, all the other domains need of it), and one it does not hold yet is applied
-on what its rules read of the graph as of the entry before it (knowledge_region.apply_from_graph), with the
-bookkeeping the whole state would write beside it."""
+on what its rules read of the graph as of the entry before it (as knowledge_region.apply_from_graph does), with
+the bookkeeping the whole state would write beside it; where the graph does not hold the entry before it either (a
+bulk load's batch in flight), on the run of entries applied since the last position it held (`Run`)."""
 
 from __future__ import annotations
 
