@@ -88,10 +88,11 @@ class KnowledgeFromGraph:
 
     def _ahead(self, position: int, held: int) -> Run:
         """The run whose state is the knowledge store as of `position`, past what the graph holds (`held`): the
-        one every knowledge entry since its start was applied on, or a new one from `held` when no knowledge entry
-        came after it. RuntimeError when there is neither (an entry was applied elsewhere, or failed)."""
+        one every knowledge entry since its start was applied on (a planner may have started it, before any), or a
+        new one from `held` when no knowledge entry came after it. RuntimeError when there is neither (an entry
+        was applied elsewhere, or failed)."""
         run = self._run
-        if run is not None and run.last == self._last:
+        if run is not None and self._last <= run.last:
             return run
         if run is None and self._last <= held:  # what lies between is no knowledge entry: as the graph holds it
             return Run(PartsFromGraph(self.graph, held, whole=True))

@@ -254,6 +254,25 @@ def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_w
 
 
 @pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
+def test_a_bulk_load_plans_its_first_knowledge_entry_ahead_of_the_graph(backend: Backend) -> None:
+    """A load whose first knowledge entry comes after a batch of other entries is in flight: its plan starts a
+    run from what the graph holds then, and its application goes on that run, wherever the graph has got to."""
+    service = Service.open(backend.settings(knowledge="graph"))
+    try:
+        notes = [lambda n=n: plan_note(f"note {n}") for n in range(12)]
+        adds = [lambda n=n: service.plan_knowledge(lambda k: planning.plan_add(
+            k, {"kind": "fact", "body": {"s": f"pump {n}", "r": "rated", "o": n}, "source": "person"}, by="ann"))
+            for n in range(6)]
+        assert service.journal.write_batch("loader", [*notes, *adds], batch_size=5) == 18
+        assert not service.state.knowledge.items
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+        assert len(backend.raw(service.graph, "MATCH (i:Item) RETURN i.id")) == 6
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
 def test_a_store_written_before_the_graph_kept_what_a_write_reads_keeps_its_knowledge_state_in_memory(
         backend: Backend, caplog: pytest.LogCaptureFixture) -> None:
     service = Service.open(backend.settings())
