@@ -59,7 +59,7 @@ from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState, scope_id
-from graph_service.partial_reads import WHOLE, Fetched, Reader
+from graph_service.partial_reads import WHOLE, Fetched, Reader, answer_each
 from graph_service.projection import KEEPS_KNOWLEDGE
 from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort
@@ -161,11 +161,7 @@ class PartsFromGraph:
         a key at a time (the rules read ahead only items)."""
         if part == ITEMS:
             self.read_items(keys)
-        found: dict[str, dict[Any, Any]] = {}
-        for key in keys:
-            for other, entries in self.answer(part, key).items():
-                found.setdefault(other, {}).update(entries)
-        return found
+        return answer_each(self.answer, part, keys)
 
     def _part(self, part: str, key: Any) -> Any:
         # Each part once: a key's items are read for its disputes and its resolutions too.

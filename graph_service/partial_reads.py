@@ -200,6 +200,15 @@ class DerivedMap(PartialMap):
                 dict.__setitem__(self, key, value)
 
 
+def answer_each(answer: Answer, part: str, keys: Iterable[Any]) -> dict[str, dict[Any, Any]]:
+    """`answer` at each of these keys, merged into one answer (an `AnswerMany` from an `Answer`)."""
+    found: dict[str, dict[Any, Any]] = {}
+    for key in keys:
+        for other, entries in answer(part, key).items():
+            found.setdefault(other, {}).update(entries)
+    return found
+
+
 def read_ahead(mapping: Mapping[Any, Any], keys: Iterable[Any]) -> None:
     """A rule about to read `mapping` at each of `keys` in turn says so first: a partial map reads the keys it
     does not know yet in one round trip, not one each; a map that holds every key (a whole state's dict) has

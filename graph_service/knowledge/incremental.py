@@ -55,14 +55,14 @@ def unit_members(state: KnowledgeState, unit: str) -> list[ItemRecord]:
     return [] if rec is None else [rec]
 
 
-def _targets(rec: ItemRecord) -> list[str]:
-    # The items the live assertions of `rec` supersede.
-    return [a.supersedes for a in rec.live() if a.supersedes]
+def _upstream_items(state: KnowledgeState, rec: ItemRecord) -> list[str]:
+    # What `predecessors` reads of a live member: its live assertions' premises and its superseders.
+    return [*(p for a in rec.live() for p in a.premises), *state.superseded_by.get(rec.id, ())]
 
 
-def _premises(rec: ItemRecord) -> list[str]:
-    # The premises of the live assertions of `rec`.
-    return [p for a in rec.live() for p in a.premises]
+def _downstream_items(state: KnowledgeState, rec: ItemRecord) -> list[str]:
+    # What `successors` reads of a live member: its dependents and what its live assertions supersede.
+    return [*state.dependents_of.get(rec.id, ()), *(a.supersedes for a in rec.live() if a.supersedes)]
 
 
 def _cites(rec: ItemRecord, premise: str) -> bool:
@@ -73,8 +73,7 @@ def successors(state: KnowledgeState, unit: str) -> set[str]:
     """The units `evaluate` decides after this one: live dependents' units and live supersede targets'."""
     found: set[str] = set()
     members = unit_members(state, unit)
-    read_ahead(state.items, [i for rec in members if rec.live()
-                             for i in (*state.dependents_of.get(rec.id, ()), *_targets(rec))])
+    read_ahead(state.items, [i for rec in members if rec.live() for i in _downstream_items(state, rec)])
     for rec in members:
         live = rec.live()
         if not live:
@@ -96,8 +95,7 @@ def predecessors(state: KnowledgeState, unit: str) -> set[str]:
     (the mirror of `successors`)."""
     found: set[str] = set()
     members = unit_members(state, unit)
-    read_ahead(state.items, [i for rec in members if rec.live()
-                             for i in (*_premises(rec), *state.superseded_by.get(rec.id, ()))])
+    read_ahead(state.items, [i for rec in members if rec.live() for i in _upstream_items(state, rec)])
     for rec in members:
         live = rec.live()
         if not live:
@@ -167,9 +165,11 @@ class UnitGraph:
                                  for i in ((u[2:],) if u.startswith("i:") else state.by_key.get(u[2:], ()))])
         if upstream or downstream:
             live = [rec for u in units for rec in self.members(u) if rec.live()]
-            read_ahead(state.items, [i for rec in live for i in (
-                *((*_premises(rec), *state.superseded_by.get(rec.id, ())) if upstream else ()),
-                *((*state.dependents_of.get(rec.id, ()), *_targets(rec)) if downstream else ()))])
+            ahead: list[str] = []
+            for rec in live:
+                ahead += (_upstream_items(state, rec) if upstream else []) + (
+                    _downstream_items(state, rec) if downstream else [])
+            read_ahead(state.items, ahead)
 
     def first_learned(self, unit: str) -> int | None:
         if unit not in self._first:
@@ -237,7 +237,13 @@ def downstream(graph: UnitGraph, seeds: Iterable[str]) -> set[str]:
     level = list(found)
     while level:  # level by level, each level's reads in two round trips (UnitGraph.read_ahead)
         graph.read_ahead(level, downstream=True)
-        level = [v for u in level for v in graph.successors(u) if v not in found and not found.add(v)]  # type: ignore[func-returns-value]
+        reached: list[str] = []
+        for u in level:
+            for v in graph.successors(u):
+                if v not in found:
+                    found.add(v)
+                    reached.append(v)
+        level = reached
     return found
 
 

@@ -51,6 +51,7 @@ from graph_service.partial_reads import (
     Reader,
     _as_list,
     _as_set,
+    answer_each,
 )
 
 # The parts a scratch state reads, each a map from its key.
@@ -327,11 +328,7 @@ def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> d
 
 def whole_state_answer_many(knowledge: KnowledgeState, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
     """`whole_state_answer` at each of these keys, in one answer (as the graph's reader reads several items)."""
-    found: dict[str, dict[Any, Any]] = {}
-    for key in keys:
-        for other, entries in whole_state_answer(knowledge, part, key).items():
-            found.setdefault(other, {}).update(entries)
-    return found
+    return answer_each(lambda p, k: whole_state_answer(knowledge, p, k), part, keys)
 
 
 def _with_items(found: dict[str, dict[Any, Any]], knowledge: KnowledgeState,
