@@ -1,60 +1,71 @@
 // Everything a knowledge write's rules read of the items $ids as of position $upto, in one statement
-// (graph_service.knowledge_region.PartsFromGraph): each item's writes (with the payload of those whose
-// op is one of $payload_ops: its assertions, and the store clock after each), its pending expiry times
-// (graph_service.knowledge.expiry), the items derived from it and superseding it (each edge's
-// first position), its unit's writes (its done time), the flags covering it (each COVERS edge's first
-// position, the flag's writes and every item it covers), and the items on its key with the writes of
-// every dispute about them (with the payload of those whose op is one of $resolution_ops: its
-// resolutions). Walked from each item found by its id, never from every entry; the caller keeps what was
-// written by $upto (a null first position: written before history was kept). OPTIONAL MATCH and collect,
-// not pattern comprehensions: FalkorDB caches a comprehension's plan with the relationship types and
-// properties the graph had when it was first run, and a plan made on an empty store then reads nothing.
+// (graph_service.knowledge_region.PartsFromGraph): each item's pending expiry times
+// (graph_service.knowledge.expiry), the items derived from it and superseding it (each edge's first
+// position), its unit's done time, the flags covering it (each COVERS edge's first position, the flag's
+// writes and every item it covers), the items on its key with the writes of every dispute about them (with
+// the payload of those whose op is one of $resolution_ops: its resolutions), and its writes (with the
+// payload of those whose op is one of $payload_ops: its assertions, and the store clock after each).
+// Walked from each item found by its id, never from every entry; the caller keeps what was written by $upto
+// (a null first position: written before history was kept).
+// The unit's done time is its node's (`unit_done`) when nothing past $upto wrote it (`unit_last`, its last
+// write), and otherwise folded from its writes by $upto (`unit_writes`, read only then): a unit's writes grow
+// with its key's history, and folding them was a third of this statement's time.
+// The item's own writes are collected last: a list carried through each later aggregation is copied by it.
+// OPTIONAL MATCH and collect, not pattern comprehensions: FalkorDB caches a comprehension's plan with the
+// relationship types and properties the graph had when it was first run, and a plan made on an empty store
+// then reads nothing.
 UNWIND $ids AS iid
 MATCH (i:Item {id: iid})
-OPTIONAL MATCH (i)<-[w:WROTE]-(e)
-WHERE e.seq <= $upto
-WITH i, collect(CASE WHEN e IS NULL THEN null ELSE
-       {seq: e.seq, op: e.op, by: e.by, at: e.at, clock: e.clock, changes: w.changes,
-        payload: CASE WHEN e.op IN $payload_ops THEN e.payload END} END) AS writes
 OPTIONAL MATCH (q:Due {item: i.id})
 WHERE q.queued_at <= $upto AND (q.taken_at IS NULL OR q.taken_at > $upto)
-WITH i, writes, collect(q.expires) AS pending
+WITH i, collect(q.expires) AS pending
 OPTIONAL MATCH (d:Item)-[r:DERIVED_FROM]->(i)
-WITH i, writes, pending,
+WITH i, pending,
      collect(CASE WHEN d IS NULL THEN null ELSE {id: d.id, since: r.since_seq} END) AS dependents
 OPTIONAL MATCH (n:Item)-[s:SUPERSEDES]->(i)
-WITH i, writes, pending, dependents,
+WITH i, pending, dependents,
      collect(CASE WHEN n IS NULL THEN null ELSE {id: n.id, since: s.since_seq} END) AS superseded_by
 OPTIONAL MATCH (u:Unit {id: CASE WHEN i.key IS NULL THEN 'i:' + i.id ELSE 'k:' + i.key END})
 OPTIONAL MATCH (u)<-[uw:WROTE]-(ue)
-WHERE ue.seq <= $upto
-WITH i, writes, pending, dependents, superseded_by,
+WITH i, pending, dependents, superseded_by, u, max(ue.seq) AS unit_last
+OPTIONAL MATCH (u)<-[uw:WROTE]-(ue)
+WHERE unit_last > $upto AND ue.seq <= $upto
+WITH i, pending, dependents, superseded_by, unit_last,
+     CASE WHEN unit_last <= $upto THEN u.done_time END AS unit_done,
      collect(CASE WHEN ue IS NULL THEN null ELSE {seq: ue.seq, changes: uw.changes} END) AS unit_writes
 OPTIONAL MATCH (i)<-[c:COVERS]-(f:Flag)
 OPTIONAL MATCH (f)<-[fw:WROTE]-(fe)
 WHERE fe.seq <= $upto
-WITH i, writes, pending, dependents, superseded_by, unit_writes, f, c,
+WITH i, pending, dependents, superseded_by, unit_last, unit_done, unit_writes, f, c,
      collect(CASE WHEN fe IS NULL THEN null ELSE
        {seq: fe.seq, op: fe.op, by: fe.by, at: fe.at, changes: fw.changes} END) AS flag_writes
 OPTIONAL MATCH (f)-[fc:COVERS]->(x:Item)
-WITH i, writes, pending, dependents, superseded_by, unit_writes, f, c, flag_writes,
+WITH i, pending, dependents, superseded_by, unit_last, unit_done, unit_writes, f, c, flag_writes,
      collect(CASE WHEN x IS NULL THEN null ELSE {item: x.id, since_seq: fc.since_seq} END) AS flag_covers
-WITH i, writes, pending, dependents, superseded_by, unit_writes,
+WITH i, pending, dependents, superseded_by, unit_last, unit_done, unit_writes,
      collect(CASE WHEN f IS NULL THEN null ELSE
        {id: f.id, since_seq: c.since_seq, writes: flag_writes, covers: flag_covers} END) AS flags
 OPTIONAL MATCH (k:Item {key: i.key})
 WHERE k.learned_at <= $upto
-WITH i, writes, pending, dependents, superseded_by, unit_writes, flags, collect(k.id) AS on_key,
+WITH i, pending, dependents, superseded_by, unit_last, unit_done, unit_writes, flags, collect(k.id) AS on_key,
      collect(k) AS key_items
 UNWIND CASE WHEN key_items = [] THEN [null] ELSE key_items END AS k
 OPTIONAL MATCH (k)<-[:ABOUT]-(a:Dispute)
-WITH i, writes, pending, dependents, superseded_by, unit_writes, flags, on_key, collect(DISTINCT a) AS about
+WITH i, pending, dependents, superseded_by, unit_last, unit_done, unit_writes, flags, on_key,
+     collect(DISTINCT a) AS about
 UNWIND CASE WHEN about = [] THEN [null] ELSE about END AS a
 OPTIONAL MATCH (a)<-[aw:WROTE]-(ae)
 WHERE ae.seq <= $upto
-WITH i, writes, pending, dependents, superseded_by, unit_writes, flags, on_key, a,
+WITH i, pending, dependents, superseded_by, unit_last, unit_done, unit_writes, flags, on_key, a,
      collect(CASE WHEN ae IS NULL THEN null ELSE
        {seq: ae.seq, op: ae.op, by: ae.by, at: ae.at, changes: aw.changes,
         payload: CASE WHEN ae.op IN $resolution_ops THEN ae.payload END} END) AS dispute_writes
-RETURN i.id AS id, writes, pending, dependents, superseded_by, unit_writes, flags, on_key,
-       collect(CASE WHEN a IS NULL THEN null ELSE {id: a.id, writes: dispute_writes} END) AS disputes
+WITH i, pending, dependents, superseded_by, unit_last, unit_done, unit_writes, flags, on_key,
+     collect(CASE WHEN a IS NULL THEN null ELSE {id: a.id, writes: dispute_writes} END) AS disputes
+OPTIONAL MATCH (i)<-[w:WROTE]-(e)
+WHERE e.seq <= $upto
+RETURN i.id AS id,
+       collect(CASE WHEN e IS NULL THEN null ELSE
+         {seq: e.seq, op: e.op, by: e.by, at: e.at, clock: e.clock, changes: w.changes,
+          payload: CASE WHEN e.op IN $payload_ops THEN e.payload END} END) AS writes,
+       pending, dependents, superseded_by, unit_last, unit_done, unit_writes, flags, on_key, disputes

@@ -36,6 +36,7 @@ from graph_service.knowledge.partial import (
     DISPUTE_KEY,
     DISPUTES,
     DUE,
+    EMPTY,
     FINGERPRINT,
     FLAGS,
     ITEMS,
@@ -52,8 +53,9 @@ from graph_service.knowledge.partial import (
     apply_answering,
     items_sent_with,
     plan_on_what_it_reads,
-    read_with,
     reading_state,
+    sent_with,
+    shown_empty,
 )
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
@@ -149,10 +151,13 @@ class PartsFromGraph:
         else:
             found = {part: {key: self._part(part, key)}}
             ids = items_sent_with(part, key, found[part][key])
+            if part != ITEMS:  # an item comes with what it names below
+                for other, at in shown_empty(part, key, found[part][key]):
+                    found.setdefault(other, {})[at] = self._part(other, at)
         self.read_items(ids)
         for item_id in ids:
             rec = found.setdefault(ITEMS, {})[item_id] = self._part(ITEMS, item_id)
-            for other, at in read_with(rec) if rec is not None else ():
+            for other, at in sent_with(ITEMS, item_id, rec):
                 found.setdefault(other, {})[at] = self._part(other, at)
         return found
 
@@ -188,7 +193,9 @@ class PartsFromGraph:
             found = rows[0]["dispute"] if rows else None
             return found["key"] if found is not None and found["opened_at"] <= self.upto else None
         if part == ON_KEY:
-            return {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
+            on_key = {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
+            self._know_empty(shown_empty(ON_KEY, key, on_key))
+            return on_key
         if part in (DEPENDENTS, SUPERSEDED_BY):
             step = "item_dependents_step_upto" if part == DEPENDENTS else "item_superseded_by_step_upto"
             return {r.id for r in walk(self.graph, [key], ((step, part),), max_depth=1, upto=self.upto)}
@@ -227,7 +234,13 @@ class PartsFromGraph:
                                                   "resolution_ops": list(RESOLUTION_OPS)})
         by_id = {row["id"]: row for row in rows}
         for item_id in ids:
-            self._read[(ITEMS, item_id)] = self._item_read(item_id, by_id[item_id]) if item_id in by_id else None
+            rec = self._read[(ITEMS, item_id)] = self._item_read(item_id, by_id[item_id]) if item_id in by_id else None
+            self._know_empty(shown_empty(ITEMS, item_id, rec))
+
+    def _know_empty(self, parts: Iterable[tuple[str, Any]]) -> None:
+        # What a read showed to hold nothing (`shown_empty`) is kept as read: it costs no statement of its own.
+        for part, key in parts:
+            self._read.setdefault((part, key), EMPTY[part]())
 
     def _item_read(self, item_id: str, row: Mapping[str, Any]) -> ItemRecord | None:
         flags = [{"id": f["id"], **w} for f in row["flags"] for w in f["writes"]]
@@ -240,7 +253,9 @@ class PartsFromGraph:
             return None
         self._read[(DEPENDENTS, item_id)] = self._linked(row["dependents"])
         self._read[(SUPERSEDED_BY, item_id)] = self._linked(row["superseded_by"])
-        self._read[(UNIT_TIME, unit_of(rec))] = self._done_time(row["unit_writes"])
+        self._read[(UNIT_TIME, unit_of(rec))] = (
+            self._done_time(row["unit_writes"]) if row["unit_last"] is not None and row["unit_last"] > self.upto
+            else row["unit_done"])
         self._read[(PENDING, item_id)] = set(row["pending"])
         for flag in row["flags"]:
             if flag["id"] in rec.flags:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 from graph_service.knowledge.rules import DisputeEvent, ItemFacts, ItemVerdict, LiveAssertion, _evaluate_unit, evaluate
-from graph_service.partial_reads import read_ahead
+from graph_service.partial_reads import PartialMap, read_ahead
 
 if TYPE_CHECKING:
     from graph_service.knowledge.records import ItemRecord
@@ -132,6 +132,8 @@ class UnitGraph:
 
     def __init__(self, state: KnowledgeState) -> None:
         self.state = state
+        # A state that reads what it lacks (knowledge.partial) gains from reading ahead; a whole one has it all.
+        self.reads = isinstance(state.items, PartialMap)
         self._members: dict[str, list[ItemRecord]] = {}
         self._successors: dict[str, set[str]] = {}
         self._predecessors: dict[str, set[str]] = {}
@@ -159,6 +161,8 @@ class UnitGraph:
         """About to read these units' members, and with `upstream` their predecessors or with `downstream` their
         successors: a partial state reads the items that takes in two round trips (the members, then what
         those functions read of them), not one or more a unit. Changes nothing of what they return."""
+        if not self.reads:
+            return
         units = [u for u in dict.fromkeys(units) if u not in self._members]
         state = self.state
         read_ahead(state.items, [i for u in units
@@ -170,6 +174,13 @@ class UnitGraph:
                 ahead += (_upstream_items(state, rec) if upstream else []) + (
                     _downstream_items(state, rec) if downstream else [])
             read_ahead(state.items, ahead)
+
+    def read_ahead_before(self, units: list[str]) -> None:
+        """About to read these units in turn, the last first (a work list), with their predecessors: read them
+        all ahead when the next is not read yet, so a work list costs two round trips a wave of units, not a
+        unit, and a list already read costs no scan."""
+        if self.reads and units and units[-1] not in self._members:
+            self.read_ahead(units, upstream=True)
 
     def first_learned(self, unit: str) -> int | None:
         if unit not in self._first:
@@ -581,6 +592,7 @@ def _settle(
                             visited.add(v)
                             work.append(v)
         while work:
+            graph.read_ahead_before(work)
             u = work.pop()
             t = equation(u)
             if missing:
@@ -605,6 +617,7 @@ def _settle(
             return None
     # (3) Lower, smallest value first (so each unit is mostly lowered once): only units (1) looked
     # at or whose predecessors fall can have an equation below X.
+    graph.read_ahead(visited | region, upstream=True)
     heap = [(equation(u), u) for u in sorted(visited | region)]
     heap = [(t, u) for t, u in heap if t < time_of(u)]
     heapq.heapify(heap)
@@ -614,6 +627,7 @@ def _settle(
         if t >= time_of(u):
             continue
         x[u] = t
+        graph.read_ahead(graph.successors(u), upstream=True)
         for v in graph.successors(u):
             tv = equation(v)
             if tv < time_of(v):

@@ -310,6 +310,30 @@ def read_with(rec: ItemRecord) -> list[tuple[str, Hashable]]:
     return more
 
 
+# What a part holds where it holds nothing, as a read of the graph gives it.
+EMPTY: dict[str, Callable[[], Any]] = {DEPENDENTS: set, SUPERSEDED_BY: set, PENDING: set, UNIT_TIME: lambda: None,
+                                       DISPUTES: tuple, RESOLUTIONS: list}
+
+
+def shown_empty(part: str, key: Hashable, value: Any) -> list[tuple[str, Hashable]]:
+    """The parts that what was read at `key` of `part` (`value`) shows to hold nothing, for a source to send
+    with it at no cost: an item the store does not hold has no dependents, superseders, pending expiry times
+    or unit of its own (an edge, a Due node or a unit reaches an item only once it is learned); a key no item
+    is on has no done time, disputes or resolutions (each is about the key's items)."""
+    if part == ITEMS and value is None:
+        return [(DEPENDENTS, key), (SUPERSEDED_BY, key), (PENDING, key), (UNIT_TIME, "i:" + str(key))]
+    if part == ON_KEY and not value:
+        return [(UNIT_TIME, "k:" + str(key)), (DISPUTES, key), (RESOLUTIONS, key)]
+    return []
+
+
+def sent_with(part: str, key: Hashable, value: Any) -> list[tuple[str, Hashable]]:
+    """What a source sends with what it read at `key` of `part`: with an item, what the rules read next of it
+    (`read_with`); and what the read shows to be empty (`shown_empty`)."""
+    more = read_with(value) if part == ITEMS and value is not None else []
+    return more + shown_empty(part, key, value)
+
+
 def items_sent_with(part: str, key: Hashable, value: Any) -> list[Any]:
     """The items whose records (and `read_with`) a source sends with its answer at `key` of `part`: the item
     asked, or the items on a subject or in a scope entry (the rules read each of them next)."""
@@ -323,6 +347,9 @@ def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> d
         ids = sorted(knowledge.items) if part == ITEMS else None
         return {} if ids is None else _with_items({ITEMS: {WHOLE: None}}, knowledge, ids)
     found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
+    if part != ITEMS:  # an item comes with what it names below
+        for other, at in shown_empty(part, key, found[part][key]):
+            found.setdefault(other, {})[at] = _at(knowledge, other, at)
     return _with_items(found, knowledge, items_sent_with(part, key, found[part][key]))
 
 
@@ -336,7 +363,7 @@ def _with_items(found: dict[str, dict[Any, Any]], knowledge: KnowledgeState,
     for item_id in ids:
         rec = knowledge.items.get(item_id)
         found.setdefault(ITEMS, {})[item_id] = rec
-        for other, at in read_with(rec) if rec is not None else ():
+        for other, at in sent_with(ITEMS, item_id, rec):
             found.setdefault(other, {})[at] = _at(knowledge, other, at)
     return found
 

@@ -18,6 +18,7 @@ from graph_service.knowledge.gates import SourceGate, run_gates
 from graph_service.knowledge.items import KINDS, default_reconfirm_after, parse_proposal
 from graph_service.knowledge.snapshot import normalise_query
 from graph_service.knowledge.state import KnowledgeState
+from graph_service.partial_reads import read_ahead
 
 
 def _why(why: str | None) -> str:
@@ -48,6 +49,8 @@ def plan_add(state: KnowledgeState, raw: Mapping[str, Any], *, by: str) -> Draft
     source_verdict = SourceGate().check(proposal, state)
     if source_verdict.outcome == "refuse":
         return _refusal(proposal, source_verdict.why, [source_verdict.as_json()])
+    # The premises, the item itself and what it supersedes are read next, in turn: in one round from the graph.
+    read_ahead(state.items, [*proposal.derived_from, proposal.id, *filter(None, [proposal.supersedes])])
     for premise in proposal.derived_from:
         if premise not in state.items:
             raise NotFound(f"premise {premise} is not in the store", field="derived_from")

@@ -109,6 +109,72 @@ def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_
         service.close()
 
 
+def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_done_time_as_the_whole_state_holds_it(
+        backend: Backend) -> None:
+    """An item the store does not hold has no dependents, superseders, pending expiry times or unit of its own,
+    and a key no item is on has no done time, disputes or resolutions: the graph's reader sends those with the
+    read that shows it, at no statement of their own, and the whole state's answer (the reference) holds the
+    same. A unit's done time is its node's when nothing after the position wrote it, folded from its writes
+    otherwise: the same as the whole state's either way. A planned add reads its premises and itself in one
+    statement."""
+    from graph_service.knowledge import planning
+    from graph_service.knowledge.incremental import unit_of
+    from graph_service.knowledge.partial import (
+        DEPENDENTS,
+        DISPUTES,
+        ON_KEY,
+        PENDING,
+        RESOLUTIONS,
+        SUPERSEDED_BY,
+        UNIT_TIME,
+        whole_state_answer,
+    )
+    from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
+
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 120, 5)
+        head, knowledge = service.journal.seq, service.state.knowledge
+        graph = NamedStatements(service.graph)
+        source = PartsFromGraph(graph, head)  # type: ignore[arg-type]
+        absent, no_key = "k-" + "0" * 24, "[{},\"nothing\",\"here\"]"
+        for part, key, shown in ((ITEMS, absent, {DEPENDENTS: absent, SUPERSEDED_BY: absent, PENDING: absent,
+                                                  UNIT_TIME: "i:" + absent}),
+                                 (ON_KEY, no_key, {UNIT_TIME: "k:" + no_key, DISPUTES: no_key, RESOLUTIONS: no_key})):
+            before = sum(graph.names.values())
+            found = source.answer(part, key)
+            assert sum(graph.names.values()) == before + 1, graph.names  # the read itself, and nothing more
+            reference = whole_state_answer(knowledge, part, key)
+            for other, at in shown.items():
+                assert found[other][at] == reference[other][at] and not found[other][at], (other, found)
+                source.answer(other, at)
+            assert sum(graph.names.values()) == before + 1, graph.names
+        live = sorted(i for i, rec in knowledge.items.items() if rec.live() and rec.kind == "fact")
+        raw = {"kind": "fact", "body": {"s": "gauge", "r": "reads", "o": 7}, "source": "person",
+               "derived_from": live[:2]}
+        graph.names.clear()
+        planned = plan_from_graph(graph, lambda state: planning.plan_add(state, raw, by="ann"),  # type: ignore[arg-type]
+                                  upto=head)
+        assert planned.draft == planning.plan_add(knowledge, raw, by="ann")
+        assert graph.names["item_reads_upto"] == 1, graph.names
+
+        # Every unit's done time, read where nothing after the position wrote its node and where retractions did.
+        done_at_head = dict(knowledge.order.time)
+        units = {unit_of(rec) for rec in knowledge.items.values()}
+        for item in live[:12]:
+            if knowledge.items[item].live():
+                service.journal.write("ann", lambda item=item: planning.plan_retract(knowledge, item, "test"))
+        rewritten = backend.raw(service.graph, "MATCH (u:Unit)<-[:WROTE]-(e:Entry) WHERE e.seq > $head "
+                                               "RETURN count(DISTINCT u)", {"head": head})[0][0]
+        assert rewritten > 0  # some units take the fold, the rest their node
+        read = PartsFromGraph(service.graph, head)
+        read.read_items(sorted(i for i in knowledge.items if knowledge.items[i].learned_at <= head))
+        assert {u: read.answer(UNIT_TIME, u)[UNIT_TIME][u] for u in units} == {
+            u: done_at_head.get(u) for u in units}
+    finally:
+        service.close()
+
+
 def test_a_store_whose_graph_does_not_keep_what_a_write_reads_is_refused_not_misread(backend: Backend) -> None:
     """A store written before its graph kept the bookkeeping (its head has no `keeps`), or one whose entries
     lost their clock, is refused by the graph reader, naming the way out, rather than read wrongly."""
