@@ -114,9 +114,9 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
     """An item the store does not hold has no dependents, superseders, pending expiry times or unit of its own,
     and a key no item is on has no done time, disputes or resolutions: the graph's reader sends those with the
     read that shows it, at no statement of their own, and the whole state's answer (the reference) holds the
-    same. A unit's done time is its node's when nothing after the position wrote it, folded from its writes
-    otherwise: the same as the whole state's either way. A planned add reads its premises and itself in one
-    statement."""
+    same. A unit's done time, read with an item, is its node's when nothing after the position wrote it and
+    folded from its writes otherwise; read alone (`unit_history_upto`), folded: the whole state's each way. A
+    planned add reads its premises and itself in one statement."""
     from graph_service.knowledge import planning
     from graph_service.knowledge.incremental import unit_of
     from graph_service.knowledge.partial import (
@@ -167,10 +167,12 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
         rewritten = backend.raw(service.graph, "MATCH (u:Unit)<-[:WROTE]-(e:Entry) WHERE e.seq > $head "
                                                "RETURN count(DISTINCT u)", {"head": head})[0][0]
         assert rewritten > 0  # some units take the fold, the rest their node
-        read = PartsFromGraph(service.graph, head)
-        read.read_items(sorted(i for i in knowledge.items if knowledge.items[i].learned_at <= head))
-        assert {u: read.answer(UNIT_TIME, u)[UNIT_TIME][u] for u in units} == {
-            u: done_at_head.get(u) for u in units}
+        with_items = PartsFromGraph(service.graph, head)
+        with_items.read_items(sorted(i for i in knowledge.items if knowledge.items[i].learned_at <= head))
+        alone = PartsFromGraph(service.graph, head)  # each unit's own statement, no item read before it
+        for read in (with_items, alone):
+            assert {u: read.answer(UNIT_TIME, u)[UNIT_TIME][u] for u in units} == {
+                u: done_at_head.get(u) for u in units}
     finally:
         service.close()
 
