@@ -28,6 +28,8 @@ from graph_service.knowledge.as_of import (
     ASSERTION_OPS,
     RESOLUTION_OPS,
     KnowledgeHistory,
+    flags_at,
+    items_at,
     knowledge_at,
 )
 from graph_service.knowledge.incremental import unit_of
@@ -247,8 +249,8 @@ class PartsFromGraph:
         covers = [{"flag": f["id"], "item": item_id, "since_seq": f["since_seq"]} for f in row["flags"]]
         for write in row["writes"]:
             self._kept(write["clock"])
-        rec = knowledge_at(KnowledgeHistory(upto=self.upto, items=[{"id": item_id, **w} for w in row["writes"]],
-                                            flags=flags, covers=covers)).items.get(item_id)
+        rec = items_at(KnowledgeHistory(upto=self.upto, items=[{"id": item_id, **w} for w in row["writes"]],
+                                        flags=flags, covers=covers)).get(item_id)
         if rec is None:
             return None
         self._read[(DEPENDENTS, item_id)] = self._linked(row["dependents"])
@@ -296,9 +298,12 @@ class PartsFromGraph:
             raise HistoryMissing(self.upto)
         covered = [c for c in covered if c["since_seq"] <= self.upto]
         history = KnowledgeHistory(upto=self.upto, covers=covered, flags=[{"id": flag_id, **w} for w in writes])
-        return knowledge_at(history).flags.get(flag_id)
+        return flags_at(history).get(flag_id)
 
     def _disputes_of(self, key: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:  # most keys: no dispute was ever opened on them
+            self._read[(DISPUTES, key)], self._read[(RESOLUTIONS, key)] = EMPTY[DISPUTES](), EMPTY[RESOLUTIONS]()
+            return
         state = knowledge_at(KnowledgeHistory(upto=self.upto, disputes=rows))
         self._read[(DISPUTES, key)] = state.dispute_events.get(key, ())
         self._read[(RESOLUTIONS, key)] = list(state.resolutions.get(key, ()))

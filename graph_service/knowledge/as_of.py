@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -108,44 +108,9 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
     """
     upto = history.upto
     state = KnowledgeState(incremental=False)
-    ticks = sorted((int(r["seq"]), int(_payload(r).get("k", 0))) for r in history.ticks if r["seq"] <= upto)
-    tick_seqs = [seq for seq, _ in ticks]
-    clocks = list(accumulate(k for _, k in ticks))
-    state.clock = clocks[-1] if clocks else 0
-
-    def clock_before(seq: int) -> int:
-        # The clock an assertion at `seq` was made at: every tick before it.
-        n = bisect.bisect_left(tick_seqs, seq)
-        return clocks[n - 1] if n else 0
-
-    flag_states = _states_at(history.flags, upto)
-    for flag_id, props in flag_states.items():
-        state.flags[flag_id] = flag_of_props(props, set())
-    covering: dict[str, set[str]] = {}
-    for row in history.covers:
-        if row["since_seq"] is None:
-            raise HistoryMissing(upto)
-        if row["since_seq"] <= upto and row["flag"] in state.flags:
-            state.flags[row["flag"]].covers.add(row["item"])
-            covering.setdefault(row["item"], set()).add(row["flag"])
-    # Flags in the order raised, as the state's dict holds them (flags() pages in that order).
-    state.flags = dict(sorted(state.flags.items(), key=lambda kv: kv[1].seq))
-    for flag_id, props in flag_states.items():
-        flag = state.flags[flag_id]
-        flag.covered_elsewhere = int(props.get("covers") or 0) - len(flag.covers)
-
-    by_item: dict[str, list[Mapping[str, Any]]] = {}
-    for row in history.items:
-        by_item.setdefault(row["id"], []).append(row)
-    for item_id, props in sorted(_states_at(history.items, upto).items()):
-        rec = _item_record(item_id, props, by_item[item_id], upto, clock_before)
-        rec.flags = covering.get(item_id, set())
-        rec.verdict = _verdict(rec, props, state.flags)
-        # The node drops a property set to null; the record, rebuilt whole, gives it as a replay's state holds
-        # it (with its nulls), so a write applied on this state re-projects only what it changes.
-        materialised = rec.materialise()
-        if {k: v for k, v in materialised.items() if v is not None} == rec.props:
-            rec.props = materialised
+    state.clock, clock_before = _clock(history)
+    state.flags, covering = _flags_at(history)
+    for rec, props in _items_at(history, state.flags, covering, clock_before):
         _index(state, rec)
         state._fingerprint.replace(None, props)  # the running fingerprint, as the state keeps it
 
@@ -174,6 +139,72 @@ def knowledge_at(history: KnowledgeHistory) -> KnowledgeState:
                                    "source": p.get("source"), "by": p.get("by") or row["by"], "why": p.get("why")})
     state.position = history.position
     return state
+
+
+def items_at(history: KnowledgeHistory) -> dict[str, ItemRecord]:
+    """The item records `knowledge_at` gives for `history`, by id, without building the rest of a state (a
+    write's reader builds an item at a time): the same records, verdicts and flags covering each."""
+    flags, covering = _flags_at(history)
+    return {rec.id: rec for rec, _ in _items_at(history, flags, covering, _clock(history)[1])}
+
+
+def flags_at(history: KnowledgeHistory) -> dict[str, FlagRecord]:
+    """The flag records `knowledge_at` gives for `history`, by id in the order raised, without a state."""
+    return _flags_at(history)[0]
+
+
+def _clock(history: KnowledgeHistory) -> tuple[int, Callable[[int], int]]:
+    """The store clock as of `history.upto` (every tick up to it), and the clock before each position."""
+    ticks = sorted((int(r["seq"]), int(_payload(r).get("k", 0))) for r in history.ticks if r["seq"] <= history.upto)
+    tick_seqs = [seq for seq, _ in ticks]
+    clocks = list(accumulate(k for _, k in ticks))
+
+    def clock_before(seq: int) -> int:
+        # The clock an assertion at `seq` was made at: every tick before it.
+        n = bisect.bisect_left(tick_seqs, seq)
+        return clocks[n - 1] if n else 0
+
+    return (clocks[-1] if clocks else 0), clock_before
+
+
+def _flags_at(history: KnowledgeHistory) -> tuple[dict[str, FlagRecord], dict[str, set[str]]]:
+    """The flags as of `history.upto` in the order raised, each with the items it covered then, and the flags
+    covering each item."""
+    upto = history.upto
+    flag_states = _states_at(history.flags, upto)
+    flags = {flag_id: flag_of_props(props, set()) for flag_id, props in flag_states.items()}
+    covering: dict[str, set[str]] = {}
+    for row in history.covers:
+        if row["since_seq"] is None:
+            raise HistoryMissing(upto)
+        if row["since_seq"] <= upto and row["flag"] in flags:
+            flags[row["flag"]].covers.add(row["item"])
+            covering.setdefault(row["item"], set()).add(row["flag"])
+    # Flags in the order raised, as the state's dict holds them (flags() pages in that order).
+    flags = dict(sorted(flags.items(), key=lambda kv: kv[1].seq))
+    for flag_id, props in flag_states.items():
+        flag = flags[flag_id]
+        flag.covered_elsewhere = int(props.get("covers") or 0) - len(flag.covers)
+    return flags, covering
+
+
+def _items_at(history: KnowledgeHistory, flags: Mapping[str, FlagRecord], covering: Mapping[str, set[str]],
+              clock_before: Callable[[int], int]) -> Iterator[tuple[ItemRecord, dict[str, Any]]]:
+    """Each item's record as of `history.upto`, by id, with its node's properties then."""
+    upto = history.upto
+    by_item: dict[str, list[Mapping[str, Any]]] = {}
+    for row in history.items:
+        by_item.setdefault(row["id"], []).append(row)
+    for item_id, props in sorted(_states_at(history.items, upto).items()):
+        rec = _item_record(item_id, props, by_item[item_id], upto, clock_before)
+        rec.flags = covering.get(item_id, set())
+        rec.verdict = _verdict(rec, props, flags)
+        # The node drops a property set to null; the record, rebuilt whole, gives it as a replay's state holds
+        # it (with its nulls), so a write applied on this state re-projects only what it changes.
+        materialised = rec.materialise()
+        if {k: v for k, v in materialised.items() if v is not None} == rec.props:
+            rec.props = materialised
+        yield rec, props
 
 
 def _resolutions(rows: Iterable[Mapping[str, Any]], upto: int) -> dict[str, list[Resolution]]:
