@@ -52,18 +52,17 @@ from graph_service.knowledge.partial import (
     UNIT_TIME,
     RegionApplied,
     RegionPlanned,
+    answer_of,
     apply_answering,
-    items_sent_with,
     plan_on_what_it_reads,
     reading_state,
-    sent_with,
     shown_empty,
 )
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState, scope_id
-from graph_service.partial_reads import WHOLE, Fetched, Reader, answer_each
+from graph_service.partial_reads import Fetched, Reader, answer_each
 from graph_service.projection import KEEPS_KNOWLEDGE
 from graph_service.state import KNOWLEDGE_FINGERPRINT
 from graph_service.storage.port import GraphPort
@@ -145,23 +144,11 @@ class PartsFromGraph:
         """What the store holds at `key` of `part` (None: nothing there), with an item what the rules read
         next of it, and with the items of a subject or a scope entry each of them and what they name (read
         in one statement: the rules read them next)."""
-        if key is WHOLE:  # every item (a flag over everything, a snapshot of everything): it touches them all
-            if part != ITEMS or not self.whole:
-                return {}
-            found: dict[str, dict[Any, Any]] = {ITEMS: {WHOLE: None}}
-            ids = [r["id"] for r in self.graph.run("item_ids_upto", {"upto": self.upto})]
-        else:
-            found = {part: {key: self._part(part, key)}}
-            ids = items_sent_with(part, key, found[part][key])
-            if part != ITEMS:  # an item comes with what it names below
-                for other, at in shown_empty(part, key, found[part][key]):
-                    found.setdefault(other, {})[at] = self._part(other, at)
-        self.read_items(ids)
-        for item_id in ids:
-            rec = found.setdefault(ITEMS, {})[item_id] = self._part(ITEMS, item_id)
-            for other, at in sent_with(ITEMS, item_id, rec):
-                found.setdefault(other, {})[at] = self._part(other, at)
-        return found
+        return answer_of(self._part, part, key, self._every_item if self.whole else None, self.read_items)
+
+    def _every_item(self) -> list[str]:
+        # A write that touches every item (a flag over everything, a snapshot of everything) reads them all.
+        return [r["id"] for r in self.graph.run("item_ids_upto", {"upto": self.upto})]
 
     def answer_many(self, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
         """`answer` at each of these keys, in one answer; items in one statement (`read_items`), any other part

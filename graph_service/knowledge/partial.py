@@ -327,45 +327,49 @@ def shown_empty(part: str, key: Hashable, value: Any) -> list[tuple[str, Hashabl
     return []
 
 
-def sent_with(part: str, key: Hashable, value: Any) -> list[tuple[str, Hashable]]:
-    """What a source sends with what it read at `key` of `part`: with an item, what the rules read next of it
-    (`read_with`); and what the read shows to be empty (`shown_empty`)."""
-    more = read_with(value) if part == ITEMS and value is not None else []
-    return more + shown_empty(part, key, value)
-
-
 def items_sent_with(part: str, key: Hashable, value: Any) -> list[Any]:
     """The items whose records (and `read_with`) a source sends with its answer at `key` of `part`: the item
     asked, or the items on a subject or in a scope entry (the rules read each of them next)."""
     return [key] if part == ITEMS else sorted(value) if part in (SUBJECT, SCOPE) else []
 
 
+def answer_of(read: Callable[[str, Hashable], Any], part: str, key: Hashable,
+              every_item: Callable[[], list[Any]] | None = None,
+              read_items: Callable[[list[Any]], None] = lambda ids: None) -> dict[str, dict[Any, Any]]:
+    """What a source answers at `key` of `part`, each part at a key as `read` gives it: what was asked, what that
+    read shows to be empty (`shown_empty`), and with an item (the one asked, or the items of a subject or a scope
+    entry) what the rules read next of it (`read_with`). At WHOLE of the items: every item (`every_item`; None
+    where the source does not give them, and then nothing). `read_items` is told the items before they are read,
+    so a source can read them together. The graph's reader and the whole state's reference both answer through
+    this, so what one sends the other sends."""
+    if key is WHOLE:
+        if part != ITEMS or every_item is None:
+            return {}
+        found: dict[str, dict[Any, Any]] = {ITEMS: {WHOLE: None}}
+        ids = every_item()
+    else:
+        value = read(part, key)
+        found = {part: {key: value}}
+        for other, at in shown_empty(part, key, value):
+            found.setdefault(other, {})[at] = read(other, at)
+        ids = items_sent_with(part, key, value)
+    read_items(ids)
+    for item_id in ids:
+        rec = found.setdefault(ITEMS, {})[item_id] = read(ITEMS, item_id)
+        for other, at in read_with(rec) if rec is not None else ():
+            found.setdefault(other, {})[at] = read(other, at)
+    return found
+
+
 def whole_state_answer(knowledge: KnowledgeState, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
-    """What was asked, with an item what `read_with` names, and with the items of a subject or a scope entry
-    each item and what it names (the rules read them next), as the graph's reader sends them."""
-    if key is WHOLE:  # every item, as a source of the graph gives it; any other part whole it does not give
-        ids = sorted(knowledge.items) if part == ITEMS else None
-        return {} if ids is None else _with_items({ITEMS: {WHOLE: None}}, knowledge, ids)
-    found: dict[str, dict[Any, Any]] = {part: {key: _at(knowledge, part, key)}}
-    if part != ITEMS:  # an item comes with what it names below
-        for other, at in shown_empty(part, key, found[part][key]):
-            found.setdefault(other, {})[at] = _at(knowledge, other, at)
-    return _with_items(found, knowledge, items_sent_with(part, key, found[part][key]))
+    """What the graph's reader sends (`answer_of`), from the whole state: the reference the partial reads are
+    checked against. Every item at WHOLE, as a source of the graph gives it to writes."""
+    return answer_of(lambda p, k: _at(knowledge, p, k), part, key, lambda: sorted(knowledge.items))
 
 
 def whole_state_answer_many(knowledge: KnowledgeState, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
     """`whole_state_answer` at each of these keys, in one answer (as the graph's reader reads several items)."""
     return answer_each(lambda p, k: whole_state_answer(knowledge, p, k), part, keys)
-
-
-def _with_items(found: dict[str, dict[Any, Any]], knowledge: KnowledgeState,
-                ids: list[Any]) -> dict[str, dict[Any, Any]]:
-    for item_id in ids:
-        rec = knowledge.items.get(item_id)
-        found.setdefault(ITEMS, {})[item_id] = rec
-        for other, at in sent_with(ITEMS, item_id, rec):
-            found.setdefault(other, {})[at] = _at(knowledge, other, at)
-    return found
 
 
 def operations_of(entry: Entry) -> list[Entry]:
