@@ -17,7 +17,7 @@ from graph_service.journal.chain import Entry
 from graph_service.knowledge.partial import apply_on, operations_of, scratch_state
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
-from graph_service.partial_reads import Fetched, Reader
+from graph_service.partial_reads import Fetched, PartialMap, Reader
 from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.state import TakenOperation, item_statuses, kept_for_writes
@@ -79,7 +79,8 @@ class KnowledgeFromGraph:
             run = Run(self.source_at(entry.seq - 1))  # a write on the head: its plan's reads are the run's
         else:
             run = self._ahead(entry.seq - 1, held)
-            if len(run.entries) >= RUN_BOUND and held > run.source.upto:
+            run.forget_upto(held)
+            if run.parts_held() >= RUN_BOUND and held > run.source.upto:
                 run = run.again_from(PartsFromGraph(self.graph, held, whole=True))  # its memory stays bounded
         self._run = None  # until the entry is applied whole: a failure midway leaves the state half changed
         taken = run.apply(entry)
@@ -110,7 +111,10 @@ class KnowledgeFromGraph:
         return plan(self._run.state)
 
 
-RUN_BOUND = 4_000  # entries a run applies before it starts again from what the graph holds by then
+# The parts a run's state may hold before it starts again from what the graph holds by then. A restart reads the
+# parts of the entries past that position again, cold (about forty an entry, where a warm run reads three), so a
+# smaller bound costs speed: see docs/stateless-path.md for loads of the benchmark mix with several bounds.
+RUN_BOUND = 40_000
 
 
 class Run:
@@ -145,7 +149,24 @@ class Run:
             self._moved = now
         self.entries.append(entry)
         self.last = entry.seq
+        self._forget_read()
         return taken
+
+    def _forget_read(self) -> None:
+        # The state's maps hold every part they were given (and know every key they read), so what the source
+        # and the reader kept of the store as it was is asked for by no later entry: dropping it keeps one copy
+        # of each part a run read, not three.
+        self.source.forget()
+        self.reader.fetched.clear()
+
+    def parts_held(self) -> int:
+        """How many parts (keys of the store's parts, present or known absent) the run's state holds."""
+        return sum(len(part.known) for part in self.reader.targets[0].values() if isinstance(part, PartialMap))
+
+    def forget_upto(self, held: int) -> None:
+        """Drop the entries up to `held` (the graph holds them: a later run starts at or past them)."""
+        if self.entries and self.entries[0].seq <= held:
+            self.entries = [entry for entry in self.entries if entry.seq > held]
 
     def again_from(self, source: PartsFromGraph) -> Run:
         """A run from a later position the graph holds, with this run's entries past it applied again (what they

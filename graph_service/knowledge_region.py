@@ -146,6 +146,11 @@ class PartsFromGraph:
         in one statement: the rules read them next)."""
         return answer_of(self._part, part, key, self._every_item if self.whole else None, self.read_items)
 
+    def forget(self) -> None:
+        """Drop every part read so far (a later ask reads it again): for a source whose reader's states already
+        hold what they were given (knowledge_from_graph.Run)."""
+        self._read.clear()
+
     def _every_item(self) -> list[str]:
         # A write that touches every item (a flag over everything, a snapshot of everything) reads them all.
         return [r["id"] for r in self.graph.run("item_ids_upto", {"upto": self.upto})]

@@ -226,5 +226,10 @@ class Fetched:
     def add(self, part: str, found: Mapping[Any, Any]) -> None:
         self.parts.setdefault(part, {}).update(found)
 
+    def clear(self) -> None:
+        """Forget what was fetched: only for a reader whose every target is registered already (they keep what
+        they were given, and absorb no key twice), so nothing reads it again."""
+        self.parts.clear()
+
     def count(self, part: str) -> int:
         return len(self.parts.get(part, {}))

@@ -49,6 +49,7 @@ from graph_service.partial_reads import (
     NeedMore,
     PartialMap,
     Reader,
+    _as_is,
     _as_list,
     _as_set,
     answer_each,
@@ -166,7 +167,7 @@ def scratch_state(reader: Reader | None, clock: int) -> KnowledgeState:
     second such state that is never applied to: a scheduled unit's are its own items' as the entries
     before this one left them (first_learned, predecessors), so the graph keeps only the done times."""
     state = _fresh_state(reader, clock)
-    before = _fresh_state(reader, clock)
+    before = _fresh_state(reader, clock, copied=False)  # never applied to: it may share what was read
 
     def scheduled(unit: str) -> bool:
         return unit in before.order.time
@@ -186,14 +187,15 @@ def reading_state(reader: Reader, clock: int) -> KnowledgeState:
     return _fresh_state(reader, clock)
 
 
-def _fresh_state(reader: Reader | None, clock: int) -> KnowledgeState:
+def _fresh_state(reader: Reader | None, clock: int, copied: bool = True) -> KnowledgeState:
+    # `copied`: the records are copied as they are absorbed, as applying changes them in place.
     state = KnowledgeState(incremental=True)
     state.clock = clock
-    state.items = PartialMap(ITEMS, reader, _item_copy)
+    state.items = PartialMap(ITEMS, reader, _item_copy if copied else _as_is)
     state.by_key = PartialMap(ON_KEY, reader, _as_set)
     state.dependents_of = PartialMap(DEPENDENTS, reader, _as_set)
     state.superseded_by = PartialMap(SUPERSEDED_BY, reader, _as_set)
-    state.flags = PartialMap(FLAGS, reader, _flag_copy)
+    state.flags = PartialMap(FLAGS, reader, _flag_copy if copied else _as_is)
     state.open_disputes = {}
     state.dispute_events = DisputesMap(reader, state.open_disputes)
     state.dispute_keys = PartialMap(DISPUTE_KEY, reader)

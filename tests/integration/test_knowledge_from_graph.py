@@ -205,7 +205,7 @@ def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_w
         backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bulk load applies each batch while the one before it is appended, so the graph does not hold the entry
     before it: the entries go on a run applied ahead of the graph (knowledge_from_graph.Run), which starts again
-    from what the graph holds once it is long (here every 40 entries). Loaded so, with small batches, a history
+    from what the graph holds once its state holds many parts (here 40). Loaded so, with small batches, a history
     gives the graph and the fingerprints that the service holding the whole state gave it; and a batch planned
     through the service plans on the run (`plan_knowledge`), which verify then finds as a replay writes it."""
     monkeypatch.setattr(knowledge_from_graph, "RUN_BOUND", 40)
@@ -227,6 +227,11 @@ def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_w
         assert service.knowledge_in_graph
         assert service.journal.import_entries(entries, batch_size=17) == len(entries)
         assert restarts and all(0 < at < len(entries) for at in restarts), restarts  # the runs started again
+        taken = service.state.knowledge_taken
+        assert isinstance(taken, knowledge_from_graph.KnowledgeFromGraph)
+        run = taken._run
+        # What a run keeps of what it read is one copy of each part, in its state.
+        assert run is not None and not run.reader.fetched.parts and not run.source._read
         assert not service.state.knowledge.items  # nothing of the knowledge state was held
         assert service.fingerprints() == fingerprints
         assert sorted(into.raw(service.graph, "MATCH (i:Item) RETURN i.id, i.status")) == statuses
