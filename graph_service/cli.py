@@ -412,7 +412,7 @@ def _load(settings: Settings, args: argparse.Namespace) -> int:
                     raise UserError(f"{args.file}:{number}: not an exported journal entry ({exc})") from None
 
     # As the service is configured: with GRAPH_SERVICE_KNOWLEDGE=graph the batches are applied on what they read of
-    # the graph (knowledge_from_graph.Run, started again once it holds RUN_BOUND parts), not on a whole knowledge state.
+    # the graph (knowledge_from_graph.Run, started again every RUN_ENTRIES entries), not on a whole knowledge state.
     with _service(settings) as service:
         with progress(desc="load", total=size, unit="B", unit_scale=True, unit_divisor=1024) as bar:
             count = service.journal.import_entries(entries(bar), from_format=args.from_format)

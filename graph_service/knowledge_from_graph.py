@@ -80,7 +80,7 @@ class KnowledgeFromGraph:
         else:
             run = self._ahead(entry.seq - 1, held)
             run.forget_upto(held)
-            if run.parts_held() >= RUN_BOUND and held > run.source.upto:
+            if (run.applied >= RUN_ENTRIES or run.parts_held() >= RUN_PARTS) and held > run.source.upto:
                 run = run.again_from(PartsFromGraph(self.graph, held, whole=True))  # its memory stays bounded
         self._run = None  # until the entry is applied whole: a failure midway leaves the state half changed
         taken = run.apply(entry)
@@ -111,10 +111,14 @@ class KnowledgeFromGraph:
         return plan(self._run.state)
 
 
-# The parts a run's state may hold before it starts again from what the graph holds by then. A restart reads the
-# parts of the entries past that position again, cold (about forty an entry, where a warm run reads three), so a
-# smaller bound costs speed: see docs/stateless-path.md for loads of the benchmark mix with several bounds.
-RUN_BOUND = 40_000
+# A run starts again from what the graph holds by then after RUN_ENTRIES entries, or sooner once its state holds
+# RUN_PARTS parts (keys of the store's parts). A restart reads again, cold, the parts of the entries past that
+# position (dozens an entry, where a warm run reads a few), so a run short in entries or parts costs speed: a
+# bound of 40,000 parts restarted a load of 10^5 entries every few hundred and more than halved its speed. The parts
+# bound is for entries that touch much of the store, where 4,000 of them would hold most of it
+# (docs/stateless-path.md gives the loads measured).
+RUN_ENTRIES = 4_000
+RUN_PARTS = 200_000
 
 
 class Run:
@@ -128,7 +132,8 @@ class Run:
         self.last = source.upto
         self.reader = Reader(source.answer, Fetched(), source.answer_many)
         self.state = scratch_state(self.reader, source.clock)
-        self.entries: list[Entry] = []
+        self.entries: list[Entry] = []  # those the graph may not hold yet
+        self.applied = 0  # entries applied on the run, those it was started with included
         self._base: tuple[int, int] | None = None  # the fingerprint's sum at `source.upto`, read when it moves
         self._moved = (0, 0)  # what the run's entries moved it by
 
@@ -148,6 +153,7 @@ class Run:
                                         applied.result))
             self._moved = now
         self.entries.append(entry)
+        self.applied += 1
         self.last = entry.seq
         self._forget_read()
         return taken

@@ -201,14 +201,16 @@ def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
         service.close()
 
 
+@pytest.mark.parametrize("bound", ["RUN_ENTRIES", "RUN_PARTS"])
 def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_whole_state_writes(
-        backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bound: str) -> None:
     """A bulk load applies each batch while the one before it is appended, so the graph does not hold the entry
     before it: the entries go on a run applied ahead of the graph (knowledge_from_graph.Run), which starts again
-    from what the graph holds once its state holds many parts (here 40). Loaded so, with small batches, a history
-    gives the graph and the fingerprints that the service holding the whole state gave it; and a batch planned
-    through the service plans on the run (`plan_knowledge`), which verify then finds as a replay writes it."""
-    monkeypatch.setattr(knowledge_from_graph, "RUN_BOUND", 40)
+    from what the graph holds once it has applied many entries or its state holds many parts (here 40 of the
+    one bound). Loaded so, with small batches, a history gives the graph and the fingerprints that the service
+    holding the whole state gave it; and a batch planned through the service plans on the run
+    (`plan_knowledge`), which verify then finds as a replay writes it."""
+    monkeypatch.setattr(knowledge_from_graph, bound, 40)
     restarts: list[int] = []
     again_from = knowledge_from_graph.Run.again_from
     monkeypatch.setattr(knowledge_from_graph.Run, "again_from",
