@@ -161,7 +161,7 @@ class Run:
     def _forget_read(self) -> None:
         # The state's maps hold every part they were given (and know every key they read), so what the source
         # and the reader kept of the store as it was is asked for by no later entry: dropping it keeps one copy
-        # of each part a run read, not three.
+        # of each part a run read (the state that is never applied to shares it), where it kept four.
         self.source.forget()
         self.reader.fetched.clear()
 
