@@ -8,16 +8,19 @@ bulk load's batch in flight), on the run of entries applied since the last posit
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from graph_service.digest_sum import MODULUS
 from graph_service.domain import Draft
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
+from graph_service.knowledge.as_of import knowledge_ops
+from graph_service.knowledge.ops import items_named, keys_named
 from graph_service.knowledge.partial import apply_on, operations_of, scratch_state
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
-from graph_service.partial_reads import Fetched, PartialMap, Reader
+from graph_service.partial_reads import Fetched, PartialMap, Reader, read_ahead
 from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.state import TakenOperation, item_statuses, kept_for_writes
@@ -86,6 +89,15 @@ class KnowledgeFromGraph:
         taken = run.apply(entry)
         self._run, self._last = run, entry.seq
         return taken
+
+    def read_ahead(self, entries: Sequence[Entry]) -> None:
+        """A bulk load about to apply these entries in turn says so first: the items they name that the run ahead
+        of the graph does not hold yet are read in one statement, where each would cost one as it is asked for
+        (an addition reads its own item before anything else). A hint: it changes nothing a run gives, as what
+        no entry of the run has touched reads the same at any time of it; nothing is read without a run."""
+        run = self._run
+        if run is not None and self._last <= run.last:
+            run.read_ahead(entries)
 
     def _ahead(self, position: int, held: int) -> Run:
         """The run whose state is the knowledge store as of `position`, past what the graph holds (`held`): the
@@ -158,6 +170,13 @@ class Run:
         self._forget_read()
         return taken
 
+    def read_ahead(self, entries: Iterable[Entry]) -> None:
+        """Read in one statement the items these entries name that the state does not hold yet (see
+        KnowledgeFromGraph.read_ahead)."""
+        operations = [operation for entry in entries for operation in _operations(entry)]
+        read_ahead(self.state.items, [item for op, payload in operations for item in items_named(op, payload)])
+        read_ahead(self.state.by_key, [key for op, payload in operations for key in keys_named(op, payload)])
+
     def _forget_read(self) -> None:
         # The state's maps hold every part they were given (and know every key they read), so what the source
         # and the reader kept of the store as it was is asked for by no later entry: dropping it keeps one copy
@@ -178,10 +197,23 @@ class Run:
         """A run from a later position the graph holds, with this run's entries past it applied again (what they
         give was taken already): the same state, without what the entries the graph now holds read."""
         run = Run(source)
-        for entry in self.entries:
-            if entry.seq > source.upto:
-                run.apply(entry)
+        again = [entry for entry in self.entries if entry.seq > source.upto]
+        run.read_ahead(again)
+        for entry in again:
+            run.apply(entry)
         return run
+
+
+def _operations(entry: Entry) -> list[tuple[str, Mapping[str, Any]]]:
+    # Entries read ahead are not checked yet (a load checks each as it comes): a malformed one names nothing here,
+    # and its check refuses it.
+    if not isinstance(entry.payload, Mapping):
+        return []
+    try:
+        operations = knowledge_ops(entry.op, entry.payload)
+    except (KeyError, TypeError, AttributeError):
+        return []
+    return [(op, payload) for op, payload in operations if isinstance(payload, Mapping)]
 
 
 def several_operations(entry: Entry) -> bool:

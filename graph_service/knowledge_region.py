@@ -156,10 +156,12 @@ class PartsFromGraph:
         return [r["id"] for r in self.graph.run("item_ids_upto", {"upto": self.upto})]
 
     def answer_many(self, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
-        """`answer` at each of these keys, in one answer; items in one statement (`read_items`), any other part
-        a key at a time (the rules read ahead only items)."""
+        """`answer` at each of these keys, in one answer; items in one statement (`read_items`), the items on keys
+        in one, any other part a key at a time."""
         if part == ITEMS:
             self.read_items(keys)
+        elif part == ON_KEY:
+            self._read_on_keys(keys)
         return answer_each(self.answer, part, keys)
 
     def _part(self, part: str, key: Any) -> Any:
@@ -187,9 +189,8 @@ class PartsFromGraph:
             found = rows[0]["dispute"] if rows else None
             return found["key"] if found is not None and found["opened_at"] <= self.upto else None
         if part == ON_KEY:
-            on_key = {r["id"] for r in self.graph.run("items_on_keys_upto", {**upto, "keys": [key]})}
-            self._know_empty(shown_empty(ON_KEY, key, on_key))
-            return on_key
+            self._read_on_keys([key])
+            return self._read[(ON_KEY, key)]
         if part in (DEPENDENTS, SUPERSEDED_BY):
             step = "item_dependents_step_upto" if part == DEPENDENTS else "item_superseded_by_step_upto"
             return {r.id for r in walk(self.graph, [key], ((step, part),), max_depth=1, upto=self.upto)}
@@ -210,6 +211,18 @@ class PartsFromGraph:
             return [(r["expires"], r["item"]) for r in rows]
         raise ValueError(f"{part!r} is not a part of the knowledge store")
 
+
+    def _read_on_keys(self, keys: Iterable[Any]) -> None:
+        """The items on those of these keys not read yet, in one statement, with what that shows to be empty."""
+        wanted = [k for k in dict.fromkeys(keys) if (ON_KEY, k) not in self._read]
+        if not wanted:
+            return
+        on_keys: dict[Any, set[str]] = {k: set() for k in wanted}
+        for row in self.graph.run("items_on_keys_upto", {"upto": self.upto, "keys": wanted}):
+            on_keys[row["key"]].add(row["id"])
+        for key, on_key in on_keys.items():
+            self._read[(ON_KEY, key)] = on_key
+            self._know_empty(shown_empty(ON_KEY, key, on_key))
 
     def read_items(self, ids: Iterable[str]) -> None:
         """Read those of these items not read yet, in one statement for each ITEMS_A_STATEMENT of them (see
