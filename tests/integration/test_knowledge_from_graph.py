@@ -260,6 +260,17 @@ def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_w
         service.close()
 
 
+def test_a_run_past_a_bound_starts_again_once_the_graph_has_taken_more_of_it_or_at_twice_the_bound() -> None:
+    """A restart applies again, cold, the entries past what the graph holds: a run past a bound waits for a load's
+    batch to land, when those are fewest, unless it is twice past."""
+    due = knowledge_from_graph.restart_due
+    entries, parts = knowledge_from_graph.RUN_ENTRIES, knowledge_from_graph.RUN_PARTS
+    assert not due(entries - 1, parts - 1, landed=True)
+    assert due(entries, 0, landed=True) and due(0, parts, landed=True)
+    assert not due(entries, 0, landed=False) and not due(2 * entries - 1, 2 * parts - 1, landed=False)
+    assert due(2 * entries, 0, landed=False) and due(0, 2 * parts, landed=False)
+
+
 def test_a_load_reads_ahead_what_its_entries_name_and_writes_what_it_writes_without(
         backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A load of exported entries tells the state of each window of them before it applies the first
