@@ -93,10 +93,11 @@ class KnowledgeFromGraph:
         return taken
 
     def read_ahead(self, entries: Sequence[Entry]) -> None:
-        """A bulk load about to apply these entries in turn says so first: the items they name that the run ahead
-        of the graph does not hold yet are read in one statement, where each would cost one as it is asked for
-        (an addition reads its own item before anything else). A hint: it changes nothing a run gives, as what
-        no entry of the run has touched reads the same at any time of it; nothing is read without a run."""
+        """A bulk load about to apply these entries in turn says so first: the items and the keys they name that
+        the run ahead of the graph does not hold yet are read in a statement each, where each would cost one as it
+        is asked for (an addition reads its own item, then its key, before anything else). A hint: it changes
+        nothing a run gives, as what no entry of the run has touched reads the same at any time of it; nothing is
+        read without a run."""
         run = self._run
         if run is not None and self._last <= run.last:
             run.read_ahead(entries)
@@ -137,11 +138,11 @@ RUN_PARTS = 200_000
 
 def restart_due(applied: int, parts: int, *, landed: bool) -> bool:
     """Should a run that has applied `applied` entries and holds `parts` parts start again from what the graph
-    holds? Once it is past a bound (RUN_ENTRIES, RUN_PARTS), and the graph has just
-    taken more of it (`landed`: a load's batch landed since the entry before): the entries past what the graph
-    holds, which a restart applies again cold, are then the fewest they will be (those of the batch being built,
-    not of the one in flight too: 73 knowledge entries a restart, where it was 181, in a load of a 10^5-entry
-    export in batches of 500). Past twice a bound, at once, whatever landed."""
+    holds? Once it is past a bound (RUN_ENTRIES, RUN_PARTS) and the graph has just taken more of it (`landed`: a
+    load's batch landed since the entry before): the entries past what the graph holds, which a restart applies
+    again cold, are then the fewest they will be (those of the batch being built, not of the one in flight too:
+    73 knowledge entries a restart, where it was 181, in a load of a 10^5-entry export in batches of 500). Past
+    twice a bound, at once, whatever landed."""
     over = max(applied / RUN_ENTRIES, parts / RUN_PARTS)
     return over >= 1 and (landed or over >= 2)
 
@@ -184,8 +185,8 @@ class Run:
         return taken
 
     def read_ahead(self, entries: Iterable[Entry]) -> None:
-        """Read in one statement the items these entries name that the state does not hold yet (see
-        KnowledgeFromGraph.read_ahead)."""
+        """Read the items, then the keys, these entries name that the state does not hold yet, a statement each
+        (see KnowledgeFromGraph.read_ahead)."""
         operations = [operation for entry in entries for operation in _operations(entry)]
         read_ahead(self.state.items, [item for op, payload in operations for item in items_named(op, payload)])
         read_ahead(self.state.by_key, [key for op, payload in operations for key in keys_named(op, payload)])
