@@ -93,11 +93,11 @@ class KnowledgeFromGraph:
         return taken
 
     def read_ahead(self, entries: Sequence[Entry]) -> None:
-        """A bulk load about to apply these entries in turn says so first: the items and the keys they name that
-        the run ahead of the graph does not hold yet are read in a statement each, where each would cost one as it
-        is asked for (an addition reads its own item, then its key, before anything else). A hint: it changes
-        nothing a run gives, as what no entry of the run has touched reads the same at any time of it; nothing is
-        read without a run."""
+        """A bulk load about to apply these entries in turn says so first: the keys and the items they name, and
+        the items on those keys, that the run ahead of the graph does not hold yet are read in a statement each,
+        where each would cost one as it is asked for (an addition reads its own item, its key, then the key's
+        items, before anything else). A hint: it changes nothing a run gives, as what no entry of the run has
+        touched reads the same at any time of it; nothing is read without a run."""
         run = self._run
         if run is not None and self._last <= run.last:
             run.read_ahead(entries)
@@ -185,11 +185,14 @@ class Run:
         return taken
 
     def read_ahead(self, entries: Iterable[Entry]) -> None:
-        """Read the items, then the keys, these entries name that the state does not hold yet, a statement each
-        (see KnowledgeFromGraph.read_ahead)."""
+        """Read the keys these entries name, then the items they name and the items on those keys, that the state
+        does not hold yet, a statement each (see KnowledgeFromGraph.read_ahead)."""
         operations = [operation for entry in entries for operation in _operations(entry)]
-        read_ahead(self.state.items, [item for op, payload in operations for item in items_named(op, payload)])
-        read_ahead(self.state.by_key, [key for op, payload in operations for key in keys_named(op, payload)])
+        keys = [key for op, payload in operations for key in keys_named(op, payload)]
+        read_ahead(self.state.by_key, keys)
+        # An operation on a key decides the key's unit, whose members are every item on it: read with the rest.
+        read_ahead(self.state.items, [*(item for op, payload in operations for item in items_named(op, payload)),
+                                      *(item for key in keys for item in self.state.by_key.get(key, ()))])
 
     def _forget_read(self) -> None:
         # The state's maps hold every part they were given (and know every key they read), so what the source
