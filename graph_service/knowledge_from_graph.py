@@ -98,19 +98,24 @@ class KnowledgeFromGraph:
         where each would cost one as it is asked for (an addition reads its own item, its key, then the key's
         items, before anything else). A hint: it changes nothing a run gives, as what no entry of the run has
         touched reads the same at any time of it; nothing is read without a run."""
-        run = self._run
-        if run is not None and self._last <= run.last:
+        run = self._current_run()
+        if run is not None:
             run.read_ahead(entries)
+
+    def _current_run(self) -> Run | None:
+        """The run every knowledge entry since its start was applied on, up to the last one; None if there is none."""
+        run = self._run
+        return run if run is not None and self._last <= run.last else None
 
     def _ahead(self, position: int, held: int) -> Run:
         """The run whose state is the knowledge store as of `position`, past what the graph holds (`held`): the
         one every knowledge entry since its start was applied on (a planner may have started it, before any), or a
         new one from `held` when no knowledge entry came after it. RuntimeError when there is neither (an entry
         was applied elsewhere, or failed)."""
-        run = self._run
-        if run is not None and self._last <= run.last:
+        run = self._current_run()
+        if run is not None:
             return run
-        if run is None and self._last <= held:  # what lies between is no knowledge entry: as the graph holds it
+        if self._run is None and self._last <= held:  # what lies between is no knowledge entry: as the graph holds it
             return Run(PartsFromGraph(self.graph, held, whole=True))
         raise RuntimeError(f"no knowledge state as of position {position}: the graph holds the projections only "
                            f"up to {held}")

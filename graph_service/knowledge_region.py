@@ -211,7 +211,6 @@ class PartsFromGraph:
             return [(r["expires"], r["item"]) for r in rows]
         raise ValueError(f"{part!r} is not a part of the knowledge store")
 
-
     def _read_on_keys(self, keys: Iterable[Any]) -> None:
         """The items on those of these keys not read yet, in one statement, with what that shows to be empty."""
         wanted = [k for k in dict.fromkeys(keys) if (ON_KEY, k) not in self._read]
