@@ -9,7 +9,9 @@
 // (a null first position: written before history was kept).
 // The unit's done time is its node's (`unit_done`) when nothing past $upto wrote it (`unit_last`, its last
 // write), and otherwise folded from its writes by $upto (`unit_writes`, read only then): a unit's writes grow
-// with its key's history, and folding them was a third of this statement's time.
+// with its key's history, and folding them was a third of this statement's time. The node's done time is read
+// before its last write: Neo4j reads committed data, not one snapshot, and a write's new edges are in place
+// before its changed properties, so a done time written past $upto comes with a last write past it.
 // The item's own writes are collected last: a list carried through each later aggregation is copied by it.
 // OPTIONAL MATCH and collect, not pattern comprehensions: FalkorDB caches a comprehension's plan with the
 // relationship types and properties the graph had when it was first run, and a plan made on an empty store
@@ -26,12 +28,13 @@ OPTIONAL MATCH (n:Item)-[s:SUPERSEDES]->(i)
 WITH i, pending, dependents,
      collect(CASE WHEN n IS NULL THEN null ELSE {id: n.id, since: s.since_seq} END) AS superseded_by
 OPTIONAL MATCH (u:Unit {id: CASE WHEN i.key IS NULL THEN 'i:' + i.id ELSE 'k:' + i.key END})
+WITH i, pending, dependents, superseded_by, u, u.done_time AS done_now
 OPTIONAL MATCH (u)<-[uw:WROTE]-(ue)
-WITH i, pending, dependents, superseded_by, u, max(ue.seq) AS unit_last
+WITH i, pending, dependents, superseded_by, u, done_now, max(ue.seq) AS unit_last
 OPTIONAL MATCH (u)<-[uw:WROTE]-(ue)
 WHERE unit_last > $upto AND ue.seq <= $upto
 WITH i, pending, dependents, superseded_by, unit_last,
-     CASE WHEN unit_last <= $upto THEN u.done_time END AS unit_done,
+     CASE WHEN unit_last <= $upto THEN done_now END AS unit_done,
      collect(CASE WHEN ue IS NULL THEN null ELSE {seq: ue.seq, changes: uw.changes} END) AS unit_writes
 OPTIONAL MATCH (i)<-[c:COVERS]-(f:Flag)
 OPTIONAL MATCH (f)<-[fw:WROTE]-(fe)

@@ -17,7 +17,7 @@ from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.ops import items_named, keys_named
-from graph_service.knowledge.partial import apply_on, operations_of, scratch_state
+from graph_service.knowledge.partial import FINGERPRINT, STORE, apply_on, fingerprint_base, operations_of, scratch_state
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
 from graph_service.partial_reads import Fetched, PartialMap, Reader, read_ahead
@@ -158,15 +158,20 @@ class Run:
     state holds of a part no entry of the run touched is what the graph held there, so it is the store as of
     the last entry applied (`last`)."""
 
-    def __init__(self, source: PartsFromGraph) -> None:
+    def __init__(self, source: PartsFromGraph, fingerprint: tuple[int, int] | None = None) -> None:
+        """`fingerprint`: the store's running sum at `source.upto`, when the caller knows it (else it is read once,
+        when an entry moves it or a snapshot records it)."""
         self.source = source
         self.last = source.upto
         self.reader = Reader(source.answer, Fetched(), source.answer_many)
         self.state = scratch_state(self.reader, source.clock)
+        if fingerprint is not None:
+            self.reader.give(FINGERPRINT, {STORE: fingerprint})
         self.entries: list[Entry] = []  # those the graph may not hold yet
         self.applied = 0  # entries applied on the run, those it was started with included
-        self._base: tuple[int, int] | None = None  # the fingerprint's sum at `source.upto`, read when it moves
-        self._moved = (0, 0)  # what the run's entries moved it by
+        self._moved = (0, 0)  # what the run's entries moved the fingerprint by
+        self._moves: list[tuple[int, int]] = []  # what they had moved it by after each of `entries`
+        self._held_moved = (source.upto, (0, 0))  # the same after the last entry dropped (the graph holds it)
 
     def apply(self, entry: Entry) -> list[TakenOperation]:
         """The entry applied on the run's state, each of its knowledge operations with its bookkeeping."""
@@ -174,9 +179,7 @@ class Run:
         taken = []
         for applied, scheduled, expiries, now in zip(region.applied, region.scheduled, region.expiries,
                                                      region.fingerprints, strict=True):
-            if now != self._moved and self._base is None:  # read only when the fingerprint moves (one lookup)
-                self._base = self.source.fingerprint_sum()
-            base = self._base
+            base = self._fingerprint_base() if now != self._moved else fingerprint_base(self.state)
             before, after = (_moved(base, self._moved), _moved(base, now)) if base is not None else ((0, 0), (0, 0))
             bookkeeping = Projection()
             kept_for_writes(bookkeeping, entry.seq, scheduled, expiries, before, after)
@@ -184,6 +187,7 @@ class Run:
                                         applied.result))
             self._moved = now
         self.entries.append(entry)
+        self._moves.append(self._moved)
         self.applied += 1
         self.last = entry.seq
         self._forget_read()
@@ -199,6 +203,29 @@ class Run:
         read_ahead(self.state.items, [*(item for op, payload in operations for item in items_named(op, payload)),
                                       *(item for key in keys for item in self.state.by_key.get(key, ()))])
 
+    def _fingerprint_base(self) -> tuple[int, int]:
+        # One value a run: the sum its entries' writes move is the one its state's snapshots record. Read once, a
+        # lookup, when first needed; a restart is given it (again_from), so it is not read while a batch lands.
+        if fingerprint_base(self.state) is None:
+            self.reader.read(FINGERPRINT, STORE)
+        base = fingerprint_base(self.state)
+        assert base is not None
+        return base
+
+    def fingerprint_at(self, position: int) -> tuple[int, int] | None:
+        """The store's running fingerprint (digest sum, count) as of `position`, the run's start or an entry it
+        applied and has not dropped, as the run's writes keep it on the graph; None when the run has not read it
+        (no entry moved it) or does not reach that position."""
+        base = fingerprint_base(self.state)
+        held_at, moved = self._held_moved
+        if base is None or not held_at <= position <= self.last:
+            return None
+        for entry, after in zip(self.entries, self._moves, strict=True):
+            if entry.seq > position:
+                break
+            moved = after
+        return _moved(base, moved)
+
     def _forget_read(self) -> None:
         # The state's maps hold every part they were given (and know every key they read), so what the source
         # and the reader kept of the store as it was is asked for by no later entry: dropping it keeps one copy
@@ -213,12 +240,14 @@ class Run:
     def forget_upto(self, held: int) -> None:
         """Drop the entries up to `held` (the graph holds them: a later run starts at or past them)."""
         if self.entries and self.entries[0].seq <= held:
-            self.entries = [entry for entry in self.entries if entry.seq > held]
+            kept = next((at for at, entry in enumerate(self.entries) if entry.seq > held), len(self.entries))
+            self._held_moved = (self.entries[kept - 1].seq, self._moves[kept - 1])
+            self.entries, self._moves = self.entries[kept:], self._moves[kept:]
 
     def again_from(self, source: PartsFromGraph) -> Run:
         """A run from a later position the graph holds, with this run's entries past it applied again (what they
         give was taken already): the same state, without what the entries the graph now holds read."""
-        run = Run(source)
+        run = Run(source, self.fingerprint_at(source.upto))
         again = [entry for entry in self.entries if entry.seq > source.upto]
         run.read_ahead(again)
         for entry in again:

@@ -46,7 +46,6 @@ from graph_service.knowledge.partial import (
     PENDING,
     RESOLUTIONS,
     SCOPE,
-    STORE,
     SUBJECT,
     SUPERSEDED_BY,
     UNIT_TIME,
@@ -276,10 +275,6 @@ class PartsFromGraph:
     def _fingerprint_sum(self) -> tuple[int, int]:
         """The knowledge store's running fingerprint (digest sum, count) as of `upto`."""
         return kept_sum_upto(self.graph, KNOWLEDGE_FINGERPRINT, self.upto)
-
-    def fingerprint_sum(self) -> tuple[int, int]:
-        """`_fingerprint_sum`, read once for this source (a snapshot applied on it may have read it already)."""
-        return self._part(FINGERPRINT, STORE)
 
     def _linked(self, edges: Iterable[Mapping[str, Any]]) -> set[str]:
         # The items at the other end of edges written by `upto` (as `walk` keeps them).

@@ -62,6 +62,10 @@ class Reader:
         self.reads += 1
         self._take(found)
 
+    def give(self, part: str, found: Mapping[Any, Any]) -> None:
+        """Take `part` at these keys as the source would send it, from a caller that knows it already (no read)."""
+        self._take({part: found})
+
     def read_ahead(self, part: str, keys: list[Any]) -> None:
         """Fetch `part` at these keys in one round, from a source that answers several at once (`answer_many`);
         nothing from one that does not (each key is then read when it is asked for). A hint: a key the source

@@ -111,6 +111,11 @@ class PartialFingerprint(RunningFingerprint):
         if self._base is None and STORE in found:
             self._base = found[STORE]
 
+    @property
+    def base(self) -> tuple[int, int] | None:
+        """The store's (digest sum, count) this state's changes are added to; None until it is read."""
+        return self._base
+
     def value(self) -> str:
         if self._base is None:
             if self.reader is None:
@@ -214,6 +219,12 @@ def _fresh_state(reader: Reader | None, clock: int, copied: bool = True) -> Know
                          SCOPE: state.by_scope, FINGERPRINT: state._fingerprint, PENDING: state.expiry.pending,
                          DUE: state.expiry.due})
     return state
+
+
+def fingerprint_base(state: KnowledgeState) -> tuple[int, int] | None:
+    """The store's (digest sum, count) a scratch state's running fingerprint adds its changes to; None until read."""
+    fingerprint = state._fingerprint
+    return fingerprint.base if isinstance(fingerprint, PartialFingerprint) else None
 
 
 @dataclass

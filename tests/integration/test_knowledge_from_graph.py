@@ -19,6 +19,7 @@ import anyio
 import pytest
 
 from graph_service import knowledge_from_graph
+from graph_service.digest_sum import MODULUS
 from graph_service.domain import Draft
 from graph_service.errors import JournalBroken, UserError
 from graph_service.journal.chain import Entry
@@ -27,6 +28,7 @@ from graph_service.journal.steps import run_steps_waiting
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, several_operations
+from graph_service.knowledge_region import PartsFromGraph
 from graph_service.partial_reads import NeedMore
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
@@ -254,6 +256,52 @@ def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_w
 
         plans = [(lambda n=n: add(n)) if n % 2 else retract for n in range(60)]
         assert service.journal.write_batch("loader", plans, batch_size=7) == 60
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+def test_a_load_reads_the_store_fingerprint_once_and_gives_each_run_it_starts_again_the_sum_at_its_start(
+        backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run started again while a load's batch lands would read the fingerprint's sum as of its start then, and
+    on Neo4j (read committed, no snapshot of the store) a read racing a write may mix two states. So the load
+    reads the sum once, when its first run needs it, before any batch is in flight; each run started again is
+    given the sum at its start by the run before, which wrote it; and a run's snapshots record the one sum its
+    writes move. Here every read after the first answers a wrong sum: the load still writes the whole state's
+    fingerprints and snapshots."""
+    monkeypatch.setattr(knowledge_from_graph, "RUN_ENTRIES", 40)
+    restarts: list[int] = []
+    again_from = knowledge_from_graph.Run.again_from
+    monkeypatch.setattr(knowledge_from_graph.Run, "again_from",
+                        lambda run, source: restarts.append(source.upto) or again_from(run, source))
+    whole = Service.open(backend.settings())
+    try:
+        write_knowledge_history(whole, 240, 23)
+        entries = list(whole.journal.entries_after(0))
+        fingerprints = whole.fingerprints()
+        snapshots = sorted(backend.raw(whole.graph, "MATCH (s:Snapshot) RETURN s.at, s.fingerprint"))
+    finally:
+        whole.close()
+    assert snapshots, "the history records snapshots"
+    into = backend.fresh_store(tmp_path / "loaded")
+    service = Service.open(into.settings(knowledge="graph"))
+    try:
+        reads: list[int] = []
+        read_sum = PartsFromGraph._fingerprint_sum
+
+        def wrong_after_the_first(source: PartsFromGraph) -> tuple[int, int]:
+            reads.append(source.upto)
+            total, count = read_sum(source)
+            return (total, count) if len(reads) == 1 else ((total + 1) % MODULUS, count)
+
+        monkeypatch.setattr(PartsFromGraph, "_fingerprint_sum", wrong_after_the_first)
+        assert service.journal.import_entries(entries, batch_size=17) == len(entries)
+        monkeypatch.setattr(PartsFromGraph, "_fingerprint_sum", read_sum)
+        assert restarts and len(reads) == 1, (restarts, reads)
+        assert any(at > restarts[0] for at, _ in snapshots), "a snapshot is taken on a run started again"
+        assert service.fingerprints() == fingerprints
+        assert sorted(into.raw(service.graph, "MATCH (s:Snapshot) RETURN s.at, s.fingerprint")) == snapshots
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
     finally:
