@@ -32,6 +32,7 @@ from graph_service.knowledge.records import (
 from graph_service.knowledge.rules import DisputeEvent, LiveAssertion, Resolution, stale_reasons
 from graph_service.knowledge.snapshot import take_snapshot
 from graph_service.knowledge.walks import component
+from graph_service.partial_reads import read_ahead
 from graph_service.projection import NodeUpsert, Projection
 
 StatusChanges = dict[str, tuple[str, str]]
@@ -143,17 +144,21 @@ class KnowledgeState:
         return [] if rec is None else stale_reasons(rec.facts(self.flags), self.clock)
 
     def premise_closure(self, ids: Iterable[str]) -> list[str]:
-        """The given ids and everything they rest on through live assertions, transitively."""
+        """The given ids and everything they rest on through live assertions, transitively, nearest first."""
         seen = list(dict.fromkeys(ids))
         known = set(seen)
-        i = 0
-        while i < len(seen):
-            rec = self.items.get(seen[i])
-            i += 1
-            for p in rec.premises() if rec else ():
-                if p not in known:
-                    known.add(p)
-                    seen.append(p)
+        level = seen
+        while level:
+            read_ahead(self.items, level)  # a level at a time: from the graph, one round trip a level, not an item
+            found = []
+            for item_id in level:
+                rec = self.items.get(item_id)
+                for p in rec.premises() if rec else ():
+                    if p not in known:
+                        known.add(p)
+                        found.append(p)
+            seen.extend(found)
+            level = found
         return seen
 
     def key_value(self, item_id: str) -> tuple[str | None, str | None]:

@@ -131,3 +131,35 @@ def test_the_rules_read_ahead_what_they_read_in_turn_in_fewer_rounds() -> None:
         whole.apply(entry)
     assert compared > 300, compared
     assert rounds["read ahead"] * 3 < rounds["one by one"] * 2, rounds  # at least a third fewer rounds
+
+
+def test_a_premise_closure_reads_a_level_of_premises_a_round() -> None:
+    """The closure of what an item rests on (what an addition's consistency gate and a re-assertion's cycle check
+    walk) asks for each level of premises at once: a source that answers several keys at once gives a level in
+    one round, where item by item each premise costs one. The closure is the whole state's, nearest first."""
+    from graph_service.knowledge import planning
+    from graph_service.knowledge.partial import scratch_state, whole_state_answer_many
+    from graph_service.partial_reads import Fetched, Reader
+
+    journal = _PureJournal(StoreState())
+    levels = [["root"], ["b0", "b1"], ["c0", "c1", "c2", "c3"], ["top"]]
+    ids: dict[str, str] = {}
+    for depth, names in enumerate(levels):
+        for at, name in enumerate(names):
+            below = levels[depth - 1] if depth else []  # each rests on every item a level down: diamonds
+            raw = {"kind": "fact", "body": {"s": name, "r": "rests", "o": at}, "source": "person",
+                   "derived_from": [ids[b] for b in below]}
+            journal.write_batch("ann", [lambda raw=raw: planning.plan_add(journal.state.knowledge, raw, by="ann")])
+            ids[name] = journal.entries[-1].payload["id"]
+    whole = journal.state.knowledge
+    expected = whole.premise_closure([ids["top"]])
+    assert set(expected) == set(ids.values())
+
+    def closure(answer_many: bool) -> tuple[list[str], int]:
+        reader = Reader(lambda part, key: whole_state_answer(whole, part, key), Fetched(),
+                        (lambda part, keys: whole_state_answer_many(whole, part, keys)) if answer_many else None)
+        return scratch_state(reader, whole.clock).premise_closure([ids["top"]]), reader.reads
+
+    (by_level, rounds), (by_item, item_rounds) = closure(True), closure(False)
+    assert by_level == by_item == expected
+    assert rounds == len(levels) < item_rounds == len(ids), (rounds, item_rounds)
