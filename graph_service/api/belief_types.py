@@ -199,7 +199,7 @@ class BeliefAssertion:
     observation: str = strawberry.field(description="The id of the message observation it was made in.")
     text: str | None = strawberry.field(description="The message's text.")
     speaker: str | None = strawberry.field(description="Who said the message (NFKC, case-folded).")
-    tick: int | None = strawberry.field(description="The tick the message was said at.")
+    tick: Long | None = strawberry.field(description="The tick the message was said at.")
 
 
 StateOf = Callable[[str, str], "dict[str, Any] | None"]

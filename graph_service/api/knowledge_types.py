@@ -87,9 +87,9 @@ class Item(Node):
     promoted: bool = strawberry.field(description="True once admitted as present or promoted; a held rule, skill "
                                                   "or action is not.")
     held_why: str | None = strawberry.field(description="Why the gates held it; null unless held.")
-    reconfirm_after: int | None = strawberry.field(description="Store-clock units after its assertion until it "
+    reconfirm_after: Long | None = strawberry.field(description="Store-clock units after its assertion until it "
                                                                "needs re-confirmation; null: never.")
-    expires_at: int | None = strawberry.field(description="The store-clock time it expires at; null: never.")
+    expires_at: Long | None = strawberry.field(description="The store-clock time it expires at; null: never.")
     why: str = strawberry.field(description="Why it has its status, in words; empty when nothing needs saying.")
     uses: int = strawberry.field(description="How many times decisions used it (markUsed).")
     wrong_uses: int = strawberry.field(description="How many of those uses were found wrong.")
@@ -216,7 +216,7 @@ class ItemInput:
     scope: JSON | None = strawberry.field(default=None, description="Where it holds, an object.")
     derived_from: list[str] | None = strawberry.field(default=None, description="The items it rests on (premises).")
     supersedes: str | None = strawberry.field(default=None, description="The item it replaces.")
-    reconfirm_after: int | None = strawberry.field(default=None, description="Clock units until it needs "
+    reconfirm_after: Long | None = strawberry.field(default=None, description="Clock units until it needs "
                                                                              "re-confirmation; default by kind "
                                                                              "and source.")
     valid: list[JSON] | None = strawberry.field(default=None, description="When it holds: [since, until], each a "
@@ -750,7 +750,7 @@ class KnowledgeMutation:
     @strawberry.mutation(description="Advance the store clock by k units (reconfirm_after counts it).")
     @user_errors
     async def tick(self, info: strawberry.Info[Any, Any],
-             k: Annotated[int, strawberry.argument(description="How many clock units to advance (not negative).")]
+             k: Annotated[Long, strawberry.argument(description="How many clock units to advance (not negative).")]
              ) -> WriteOutcome:
         return await _status_write(info, lambda s: planning.plan_tick(s, k))
 

@@ -24,7 +24,7 @@ class Observation(Node):
                                                      "(a message is slot 0).")
     kind: str = strawberry.field(description="message for a statement; otherwise the stream row's kind (seen, "
                                              "given, taken, …).")
-    tick: int = strawberry.field(description="The observer's tick it happened at.")
+    tick: Long = strawberry.field(description="The observer's tick it happened at.")
     entry: int = strawberry.field(description="The journal position that wrote it.")
     observer: str | None = strawberry.field(description="The observer whose stream it is; null for a message.")
     subject: str | None = strawberry.field(description="What the row is about; null for a message.")
@@ -154,7 +154,7 @@ class StatementMutation:
             text: Annotated[str, strawberry.argument(description="What was said (at most 10,000 characters).")],
             speaker: Annotated[str, strawberry.argument(description="Who said it; spelt as actors are (NFKC, "
                                                                     "case-folded).")],
-            tick: Annotated[int, strawberry.argument(description="When, on the speaker's clock (not negative).")],
+            tick: Annotated[Long, strawberry.argument(description="When, on the speaker's clock (not negative).")],
             to: Annotated[str | None, strawberry.argument(
                 description="The observer who heard it; a wordless one is refused.")] = None,
             extra_claims: Annotated[list[str] | None, strawberry.argument(

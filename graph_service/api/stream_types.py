@@ -22,7 +22,7 @@ from graph_service.stream.rows import check_actor
 class StreamRow:
     id: str = strawberry.field(description="obs-<seq>-<slot>: the slot-th row the entry at seq wrote.")
     observer: str = strawberry.field(description="The observer whose stream it is.")
-    tick: int = strawberry.field(description="The observer's tick it happened at.")
+    tick: Long = strawberry.field(description="The observer's tick it happened at.")
     kind: str = strawberry.field(description="What happened: a kind of the configured table (seen, given, taken, …).")
     subject: str = strawberry.field(description="What it is about.")
     magnitude: int = strawberry.field(description="How much, as the kind's magnitude rule allows (0 when it has "
@@ -57,14 +57,14 @@ class RecallRow:
     rank: int = strawberry.field(description="Its place in the answer, from 1.")
     id: str = strawberry.field(description="obs-<seq>-<slot>: the slot-th row the entry at seq wrote.")
     observer: str = strawberry.field(description="The observer whose stream it is.")
-    tick: int = strawberry.field(description="The observer's tick it happened at.")
+    tick: Long = strawberry.field(description="The observer's tick it happened at.")
     kind: str = strawberry.field(description="What happened: a kind of the configured table (seen, given, taken, …).")
     subject: str = strawberry.field(description="What it is about.")
     magnitude: int = strawberry.field(description="How much, as the kind's magnitude rule allows (0 when it has "
                                                   "none).")
     weight: int = strawberry.field(description="Its importance, 1 to 10.")
     first: bool = strawberry.field(description="The observer's first row of this kind about this subject.")
-    age: int = strawberry.field(description="now − tick.")
+    age: Long = strawberry.field(description="now − tick.")
     recency: float = strawberry.field(description="0.5^(age / halfLife).")
     importance: float = strawberry.field(description="weight / 10.")
     score: float = strawberry.field(description="wRecency × recency + wImportance × importance.")
@@ -105,7 +105,7 @@ def recall_now(service: Service, observer: str, now: int, k: int, half_life: flo
 
 
 ObserverName = Annotated[str, strawberry.argument(description="The observer, spelt as actors are (NFKC, case-folded).")]
-Tick = Annotated[int, strawberry.argument(description="The observer's tick it happened at (not negative).")]
+Tick = Annotated[Long, strawberry.argument(description="The observer's tick it happened at (not negative).")]
 
 
 @strawberry.type
@@ -114,7 +114,7 @@ class StreamQuery:
                                   "write order. A row after `now` is an error.")
     @user_errors
     async def recall(self, info: strawberry.Info[Any, Any], observer: ObserverName,
-               now: Annotated[int, strawberry.argument(description="The tick to recall at; ages are now − tick.")],
+               now: Annotated[Long, strawberry.argument(description="The tick to recall at; ages are now − tick.")],
                k: Annotated[int, strawberry.argument(description="How many rows at most (not negative).")] = 5,
                half_life: Annotated[float, strawberry.argument(
                    description="The age, in ticks, at which recency halves.")] = 50.0,

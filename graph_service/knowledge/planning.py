@@ -13,6 +13,7 @@ from typing import Any
 from graph_service.domain import Draft
 from graph_service.errors import Conflict, NotFound, UserError
 from graph_service.journal.chain import canonical_json
+from graph_service.journal.payloads import JSON_SAFE_INT
 from graph_service.knowledge import ops
 from graph_service.knowledge.gates import SourceGate, run_gates
 from graph_service.knowledge.items import KINDS, default_reconfirm_after, parse_proposal
@@ -186,6 +187,10 @@ def plan_tick(state: KnowledgeState, k: int) -> Draft:
     """Draft advancing the store clock by k (a whole number, not negative)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
         raise UserError(f"tick needs a whole number of clock units, not negative; got {k!r}", field="k")
+    if state.clock + k > JSON_SAFE_INT[1]:
+        # Every clock time is written in entries and read back by verifiers in other languages: keep it exact.
+        raise UserError(f"tick by {k} would take the store clock from {state.clock} past 2^53 - 1, the largest "
+                        "integer JSON holds exactly", field="k")
     return Draft(ops.TICK, {"k": k})
 
 

@@ -66,7 +66,7 @@ def belief(client: TestClient, belief_id: str) -> dict[str, Any]:
 
 
 def observe(client: TestClient, observer: str, tick: int, subject: str) -> str:
-    row = data(client, """mutation($o: String!, $t: Int!, $s: String!) {
+    row = data(client, """mutation($o: String!, $t: Long!, $s: String!) {
       observe(observer: $o, tick: $t, kind: "seen", subject: $s) { rows { id } } }""",
                {"o": observer, "t": tick, "s": subject})
     return row["observe"]["rows"][0]["id"]

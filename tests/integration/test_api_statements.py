@@ -34,7 +34,7 @@ def assert_verified(client: TestClient) -> None:
 
 ASSERTION = """id index claim proposition core actor speaker stance certainty modality negated reported quoted
   hypothetical sarcasm interpretationConfidence notes factual source direction weight evidence belief"""
-SAY = """mutation($text: String!, $speaker: String!, $tick: Int!, $to: String, $extra: [String!]) {
+SAY = """mutation($text: String!, $speaker: String!, $tick: Long!, $to: String, $extra: [String!]) {
   say(text: $text, speaker: $speaker, tick: $tick, to: $to, extraClaims: $extra) {
     seq by observation { id kind text speaker tick to claims conversational inaccurate }
     assertions { %s } } }""".replace("%s", ASSERTION)
@@ -244,7 +244,7 @@ def test_statements_replay_to_the_same_beliefs_after_a_restart(tmp_path: Path) -
 def test_one_person_spelt_two_ways_is_one_source(client: TestClient) -> None:
     """"Ann said that…" (relayed by bob) and Ann saying it herself are one actor and one family, so
     the belief counts one independent source for ann, not two (issue 13: 0.8157 instead of 0.7018)."""
-    say = ('mutation($t: String!, $s: String!, $k: Int!) { say(text: $t, speaker: $s, tick: $k) '
+    say = ('mutation($t: String!, $s: String!, $k: Long!) { say(text: $t, speaker: $s, tick: $k) '
            '{ assertions { actor belief } } }')
     relayed = data(client, say, {"t": "Ann said that the deploy failed", "s": "bob", "k": 1})["say"]["assertions"]
     own = data(client, say, {"t": "the deploy failed", "s": "ANN", "k": 2})["say"]["assertions"]

@@ -27,10 +27,10 @@ def assert_verified(client: TestClient) -> None:
     assert data(client, "{ verify { ok projectionOk } }")["verify"] == {"ok": True, "projectionOk": True}
 
 
-PRESENCE = """mutation($tick: Int!, $view: [String!]!, $moved: [TransferInput!]) {
+PRESENCE = """mutation($tick: Long!, $view: [String!]!, $moved: [TransferInput!]) {
   presence(observer: "browser-300", tick: $tick, inView: $view, transfers: $moved) {
     seq observer rows { id tick kind subject magnitude weight first } } }"""
-RECALL = """query($now: Int!, $k: Int!) { recall(observer: "browser-300", now: $now, k: $k, halfLife: 50,
+RECALL = """query($now: Long!, $k: Int!) { recall(observer: "browser-300", now: $now, k: $k, halfLife: 50,
   wRecency: 1, wImportance: 1) { rank id kind subject tick magnitude weight age recency importance score } }"""
 
 

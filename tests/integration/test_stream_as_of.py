@@ -30,7 +30,7 @@ from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE
 from tests.backends import Backend
 from tests.integration.graphql_client import gql
 
-RECALL = """query($o: String!, $now: Int!, $k: Int!, $h: Float!, $wr: Float!, $wi: Float!, $n: Long) {
+RECALL = """query($o: String!, $now: Long!, $k: Int!, $h: Float!, $wr: Float!, $wi: Float!, $n: Long) {
   recall(observer: $o, now: $now, k: $k, halfLife: $h, wRecency: $wr, wImportance: $wi, asOf: $n) {
     rank id observer tick kind subject magnitude weight first age recency importance score } }"""
 QUESTION_FIELDS = ("id target targetKind subject parent text path preferred rejected askedAt askedBy answered answer "
