@@ -13,17 +13,7 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from tests.backends import Backend
-from tests.integration.graphql_client import gql
-
-
-def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body["errors"]
-    return body["data"]
-
-
-def head(client: TestClient) -> int:
-    return data(client, "{ head { seq } }")["head"]["seq"]
+from tests.integration.graphql_client import data, gql, head_seq
 
 
 def assert_verified(client: TestClient) -> None:
@@ -268,24 +258,24 @@ def test_operator_corrections(client: TestClient) -> None:
 
 def test_association_cues_must_name_observations_that_exist(client: TestClient) -> None:
     # Regression: unknown cue ids became bare Observation nodes in the graph.
-    before = head(client)
+    before = head_seq(client)
     cues = [{"id": "obs-a", "at": 1000, "summary": "x"}, {"id": "obs-b", "at": 2000, "summary": "y"}]
     error = gql(client, 'mutation($o: [AssociationCueInput!]!) { associate(observations: $o, windowMs: 5000) '
                         '{ seq } }', {"o": cues})["errors"][0]
     assert error["extensions"] == {"code": "NOT_FOUND", "field": "observations[0].id"}
-    assert head(client) == before
+    assert head_seq(client) == before
 
 
 def test_evidence_roots_must_exist(client: TestClient) -> None:
     # Regression: evidence rooted in an unknown item or observation left a bare node in the graph.
-    before = head(client)
+    before = head_seq(client)
     for kind in ("item", "observation"):
         error = gql(client, 'mutation($e: [EvidenceInput!]) { createBelief(proposition: "p", evidence: $e) '
                             '{ seq } }', {"e": [{"weight": 0.5, "family": "f", "rootKind": kind,
                                                  "rootIds": ["ghost"]}]})["errors"][0]
         assert error["extensions"] == {"code": "NOT_FOUND", "field": "evidence[0].root_ids"}
         assert f"no {kind} 'ghost'" in error["message"]
-    assert head(client) == before
+    assert head_seq(client) == before
 
 
 def test_associate_proposes_a_hypothesis_with_alternatives(client: TestClient) -> None:

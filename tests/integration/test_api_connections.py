@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from graph_service.storage.falkordb_adapter import FalkorDBGraph
 from graph_service.storage.neo4j_adapter import Neo4jGraph
-from tests.integration.graphql_client import gql
+from tests.integration.graphql_client import data, gql
 
 PAGE = "edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount"
 LISTS = {
@@ -23,11 +23,6 @@ LISTS = {
     "disputes": "query($a: String) { disputes(first: 2, after: $a) { %s } }",
 }
 
-
-def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body
-    return body["data"]
 
 
 def fill(client: TestClient) -> None:

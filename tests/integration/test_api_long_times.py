@@ -9,20 +9,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from tests.integration.graphql_client import gql
+from tests.integration.graphql_client import data, gql, head_seq
 
 EPOCH_MS = 1_764_979_200_000  # 2025-12-06 in epoch milliseconds: far past 2^31
 PAST_JSON = 2**53
 
-
-def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body["errors"]
-    return body["data"]
-
-
-def head(client: TestClient) -> int:
-    return data(client, "{ head { seq } }")["head"]["seq"]
 
 
 def test_the_store_clock_and_an_item_s_expiry_pass_2_to_the_31(client: TestClient) -> None:
@@ -69,7 +60,7 @@ def test_a_statement_said_at_an_epoch_millisecond_tick(client: TestClient) -> No
 def test_a_time_past_what_json_holds_exactly_is_refused_by_name_and_writes_nothing(
         client: TestClient, query: str, variables: dict[str, Any], message: str, field: str) -> None:
     data(client, 'mutation { declareObserver(observer: "cam") { id } }')
-    before = head(client)
+    before = head_seq(client)
     errors = gql(client, query, variables)["errors"]
     assert message in errors[0]["message"] and errors[0]["extensions"]["field"] == field, errors
-    assert head(client) == before
+    assert head_seq(client) == before

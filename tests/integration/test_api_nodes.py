@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.testclient import TestClient
 
-from tests.integration.graphql_client import gql
-
-
-def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body
-    return body["data"]
+from tests.integration.graphql_client import data, gql
 
 
 def one_of_each(client: TestClient) -> dict[str, str]:

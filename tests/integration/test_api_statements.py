@@ -19,13 +19,7 @@ from starlette.testclient import TestClient
 from graph_service.api.app import create_app
 from graph_service.config import Settings
 from graph_service.statements import lexicon as lx
-from tests.integration.graphql_client import gql
-
-
-def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body["errors"]
-    return body["data"]
+from tests.integration.graphql_client import data, gql
 
 
 def assert_verified(client: TestClient) -> None:

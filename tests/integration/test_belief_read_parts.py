@@ -4,12 +4,10 @@ however its fields are reached (fragments, inline fragments, aliases), answers a
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from starlette.testclient import TestClient
 
-from tests.integration.graphql_client import gql
+from tests.integration.graphql_client import data, gql
 
 # A belief with every part: rows rooted in an observation and yielded by assertions (statements), a
 # family standing for an actor, a second family added by a client and a retracted row.
@@ -23,11 +21,6 @@ FULL = """query($b: String!) { belief(id: $b) { id status confidence version
   families { id kind name actors rows liveRows contributions { direction contribution basis } }
   breakdown { prior for against diversity families { family direction contribution } } } }"""
 
-
-def data(client: TestClient, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body["errors"]
-    return body["data"]
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from tests.integration.graphql_client import gql
+from tests.integration.graphql_client import data, gql
 
 IMPACT = """query($i: [String!], $o: [String!]) { impact(items: $i, observations: $o) {
   items { id before after } supports { id } beliefs { belief before { status confidence } after { status confidence } }
@@ -15,11 +15,6 @@ ADD = "mutation($i: ItemInput!) { addItem(item: $i) { id } }"
 BELIEF = """mutation($p: String!, $ev: [EvidenceInput!]) { createBelief(proposition: $p, evidence: $ev) {
   belief { id status confidence } } }"""
 
-
-def data(client: TestClient, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body
-    return body["data"]
 
 
 def head(client: TestClient) -> int:

@@ -23,7 +23,7 @@ from graph_service.tlog.verifier import (
     verify_inclusion,
 )
 from tests.backends import Backend
-from tests.integration.graphql_client import gql
+from tests.integration.graphql_client import data, gql
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTE = 'mutation($t: String!) { note(text: $t) { seq hash } }'
@@ -32,11 +32,6 @@ NOTE = 'mutation($t: String!) { note(text: $t) { seq hash } }'
 def unb64(text: str) -> bytes:
     return base64.b64decode(text)
 
-
-def data(client: TestClient, query: str, variables: dict | None = None) -> dict:
-    body = gql(client, query, variables)
-    assert "errors" not in body, body
-    return body["data"]
 
 
 def test_every_proof_verifies_against_the_signed_checkpoint(backend: Backend) -> None:
