@@ -203,6 +203,27 @@ def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
         service.close()
 
 
+def _restarts_counted(monkeypatch: pytest.MonkeyPatch, bound: str) -> list[int]:
+    """Bound a run at 40 (of `bound`) and keep the position each restart starts from."""
+    monkeypatch.setattr(knowledge_from_graph, bound, 40)
+    restarts: list[int] = []
+    again_from = knowledge_from_graph.Run.again_from
+    monkeypatch.setattr(knowledge_from_graph.Run, "again_from",
+                        lambda run, source: restarts.append(source.upto) or again_from(run, source))
+    return restarts
+
+
+def _whole_history(backend: Backend, query: str) -> tuple[list[Entry], dict[str, Any], list[list[Any]]]:
+    """The 240-entry history the bulk loads load, written by a service holding the whole state: its entries,
+    its fingerprints and the rows `query` gives of its graph, sorted."""
+    whole = Service.open(backend.settings())
+    try:
+        write_knowledge_history(whole, 240, 23)
+        return list(whole.journal.entries_after(0)), whole.fingerprints(), sorted(backend.raw(whole.graph, query))
+    finally:
+        whole.close()
+
+
 @pytest.mark.parametrize("bound", ["RUN_ENTRIES", "RUN_PARTS"])
 def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_whole_state_writes(
         backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bound: str) -> None:
@@ -212,19 +233,8 @@ def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_w
     one bound). Loaded so, with small batches, a history gives the graph and the fingerprints that the service
     holding the whole state gave it; and a batch planned through the service plans on the run
     (`plan_knowledge`), which verify then finds as a replay writes it."""
-    monkeypatch.setattr(knowledge_from_graph, bound, 40)
-    restarts: list[int] = []
-    again_from = knowledge_from_graph.Run.again_from
-    monkeypatch.setattr(knowledge_from_graph.Run, "again_from",
-                        lambda run, source: restarts.append(source.upto) or again_from(run, source))
-    whole = Service.open(backend.settings())
-    try:
-        write_knowledge_history(whole, 240, 23)
-        entries = list(whole.journal.entries_after(0))
-        fingerprints = whole.fingerprints()
-        statuses = sorted(backend.raw(whole.graph, "MATCH (i:Item) RETURN i.id, i.status"))
-    finally:
-        whole.close()
+    restarts = _restarts_counted(monkeypatch, bound)
+    entries, fingerprints, statuses = _whole_history(backend, "MATCH (i:Item) RETURN i.id, i.status")
     into = backend.fresh_store(tmp_path / "loaded")
     service = Service.open(into.settings(knowledge="graph"))
     try:
@@ -270,19 +280,8 @@ def test_a_load_reads_the_store_fingerprint_once_and_gives_each_run_it_starts_ag
     given the sum at its start by the run before, which wrote it; and a run's snapshots record the one sum its
     writes move. Here every read after the first answers a wrong sum: the load still writes the whole state's
     fingerprints and snapshots."""
-    monkeypatch.setattr(knowledge_from_graph, "RUN_ENTRIES", 40)
-    restarts: list[int] = []
-    again_from = knowledge_from_graph.Run.again_from
-    monkeypatch.setattr(knowledge_from_graph.Run, "again_from",
-                        lambda run, source: restarts.append(source.upto) or again_from(run, source))
-    whole = Service.open(backend.settings())
-    try:
-        write_knowledge_history(whole, 240, 23)
-        entries = list(whole.journal.entries_after(0))
-        fingerprints = whole.fingerprints()
-        snapshots = sorted(backend.raw(whole.graph, "MATCH (s:Snapshot) RETURN s.at, s.fingerprint"))
-    finally:
-        whole.close()
+    restarts = _restarts_counted(monkeypatch, "RUN_ENTRIES")
+    entries, fingerprints, snapshots = _whole_history(backend, "MATCH (s:Snapshot) RETURN s.at, s.fingerprint")
     assert snapshots, "the history records snapshots"
     into = backend.fresh_store(tmp_path / "loaded")
     service = Service.open(into.settings(knowledge="graph"))
