@@ -73,6 +73,14 @@ class StoreState:
         # without it (a knowledge entry taken as the graph gives it: `knowledge_taken`).
         self._item_status: dict[str, str] = {}
         self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
+        self._graph_holds = 0
+
+    def graph_holds_upto(self, seq: int) -> None:
+        """The graph holds what every entry up to `seq` wrote, and they are applied for the state alone (a start's
+        replay): what they would write need not be built. The beliefs' is not (their projection is built from
+        the state and read by nothing else); the knowledge domain's is, as the other domains read its statuses
+        from it."""
+        self._graph_holds = seq
 
     def reset(self) -> None:
         """Back to the empty state (before a full replay)."""
@@ -84,6 +92,7 @@ class StoreState:
     def apply(self, entry: Entry) -> Applied:
         """Apply one entry with its cross-domain effects; deterministic in the journal prefix."""
         self.position = entry.seq
+        self.beliefs.projecting = entry.seq > self._graph_holds
         summed = self.knowledge.fingerprint_sum()
         believed = self.beliefs.running_fingerprint.sum()
         for domain in self._domains:

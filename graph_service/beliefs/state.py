@@ -40,7 +40,7 @@ from graph_service.beliefs.vocabulary import (
 )
 from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
-from graph_service.projection import EdgeMerge
+from graph_service.projection import EdgeMerge, Projection
 
 OPS = (
     "belief.create",
@@ -62,6 +62,9 @@ class BeliefState:
     """Beliefs, evidence rows and the indexes that keep every write O(what it touches)."""
 
     def __init__(self) -> None:
+        # False while entries are applied for the state alone (a start: the graph holds what they wrote), so
+        # their projections, a sixth of a start in graph mode, are not built.
+        self.projecting = True
         self.beliefs: dict[str, Belief] = {}
         self.rows: dict[str, EvidenceRow] = {}
         self.patterns: dict[str, Pattern] = {}
@@ -448,7 +451,7 @@ class BeliefState:
             "events": list(change.events),
             **change.result,
         }
-        return Applied(project(self, change), result)
+        return Applied(project(self, change) if self.projecting else Projection(), result)
 
     # ---- operations ------------------------------------------------------------------------
 

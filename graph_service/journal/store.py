@@ -72,6 +72,10 @@ def _ignore(_entries: Sequence[Entry]) -> None:
     return None
 
 
+def _ignore_position(_seq: int) -> None:
+    return None
+
+
 def _never(_entry: Entry) -> bool:
     return False
 
@@ -185,12 +189,21 @@ class Journal:
             self._unprojected.clear()
         self._projected = self._head_projected = self.stored_head()["projected"]
         audit = JournalAudit(frontier=self.frontier)
-        for row in self.entry_rows_after(0):
-            entry = audit.feed(row)
-            if entry is None:
-                break
-            self._apply_and_project(entry)
+        self._tell_graph_holds(self._projected)
+        try:
+            for row in self.entry_rows_after(0):
+                entry = audit.feed(row)
+                if entry is None:
+                    break
+                self._apply_and_project(entry)
+        finally:
+            self._tell_graph_holds(0)  # what comes next is written by this journal and needs its projection
         self.broken = audit.finding
+
+    def _tell_graph_holds(self, seq: int) -> None:
+        # A hint: a domain may skip building what the graph already holds (StoreState.graph_holds_upto).
+        for domain in self.domains:
+            getattr(domain, "graph_holds_upto", _ignore_position)(seq)
 
     def _reset_domains(self) -> None:
         for domain in self.domains:

@@ -4,6 +4,7 @@ answered from the state, as before."""
 
 from __future__ import annotations
 
+import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
@@ -77,5 +78,39 @@ def test_a_store_that_does_not_keep_the_beliefs_sum_is_answered_from_its_state(b
         client = TestClient(create_app(service.settings, service=service))
         assert service.journal.keeps == 1
         assert fingerprint_now(client) == replay(service.journal.entries_after(0)).fingerprints()
+    finally:
+        service.close()
+
+
+def test_a_start_builds_no_belief_projection_the_graph_holds_and_projects_what_it_lacks(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start applies the journal for the state alone where the graph holds what each entry wrote (up to the
+    head's projected position), so the beliefs' projections are built only for the entries past it, which it
+    writes; the state is a replay's and verify passes."""
+    from graph_service.beliefs import state as belief_state
+
+    service = Service.open(backend.settings())
+    try:
+        written_history(service, 80, 5)
+        head = service.journal.seq
+    finally:
+        service.close()
+    lacking = head - 12  # as if the last twelve entries' projections had not landed before a crash
+    backend_graph = backend.open_graph()
+    try:
+        backend.raw(backend_graph, "MATCH (h:Head) SET h.projected = $p", {"p": lacking})
+    finally:
+        backend_graph.close()
+    built: list[int] = []
+    project = belief_state.project
+    monkeypatch.setattr(belief_state, "project", lambda state, change: built.append(change.seq) or project(
+        state, change))
+    service = Service.open(backend.settings())
+    try:
+        assert built and all(seq > lacking for seq in built), (lacking, built)  # past it, and only there
+        assert service.journal.stored_head()["projected"] == head
+        assert service.state.fingerprints() == replay(service.journal.entries_after(0)).fingerprints()
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
     finally:
         service.close()
