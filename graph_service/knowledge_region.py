@@ -127,10 +127,18 @@ class PartsFromGraph:
     def __init__(self, graph: GraphPort, upto: int, *, whole: bool = False) -> None:
         self.graph, self.upto, self.whole = graph, upto, whole
         self._read: dict[tuple[str, Any], Any] = {}
-        rows = graph.run("write_reads_start", {"seq": upto})
+        rows = graph.run("write_reads_start", {"seq": upto, "fingerprint": KNOWLEDGE_FINGERPRINT})
         if not rows or not isinstance(rows[0]["keeps"], int) or rows[0]["keeps"] < KEEPS_KNOWLEDGE:
             raise BookkeepingMissing()
-        self.clock = 0 if upto == 0 else self._kept(rows[0]["clock"])
+        start = rows[0]
+        self.clock = 0 if upto == 0 else self._kept(start["clock"])
+        # The running fingerprint as of `upto`, when nothing past it changed it (a write on the head): no
+        # statement of its own when the rules ask for it. Kept apart from `_read`, which `forget` drops.
+        self._fingerprint: tuple[int, int] | None = None
+        if start["fingerprint_seq"] is None:
+            self._fingerprint = (0, 0)  # nothing changed it yet: the fingerprint of nothing
+        elif start["fingerprint_seq"] <= upto:
+            self._fingerprint = (int(start["total"], 16), int(start["count"]))
 
     @staticmethod
     def _kept(value: Any) -> Any:
@@ -273,7 +281,10 @@ class PartsFromGraph:
         return rec
 
     def _fingerprint_sum(self) -> tuple[int, int]:
-        """The knowledge store's running fingerprint (digest sum, count) as of `upto`."""
+        """The knowledge store's running fingerprint (digest sum, count) as of `upto`: as the source's first
+        statement read it, or folded from the node's history when a later entry had changed it by then."""
+        if self._fingerprint is not None:
+            return self._fingerprint
         return kept_sum_upto(self.graph, KNOWLEDGE_FINGERPRINT, self.upto)
 
     def _linked(self, edges: Iterable[Mapping[str, Any]]) -> set[str]:

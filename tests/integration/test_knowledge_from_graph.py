@@ -203,6 +203,36 @@ def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
         service.close()
 
 
+def test_a_write_on_the_head_reads_the_store_fingerprint_with_its_first_statement(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules of most knowledge writes move the store's running fingerprint, and then read its sum as of the
+    entry before: a source on the head has it from the statement it starts with (write_reads_start), so no
+    write reads it in a statement of its own; a source behind the head, whose sum a later entry changed, folds
+    it from the node's history, as a replay gives it there."""
+    service = Service.open(backend.settings(knowledge="graph"))
+    try:
+        write_knowledge_history(service, 60, 7)
+        behind = service.journal.seq
+        ran: list[str] = []
+        run = service.graph.run
+        monkeypatch.setattr(service.graph, "run", lambda name, *args, **kwargs: ran.append(name) or run(
+            name, *args, **kwargs))
+        for n in range(8):
+            raw = {"kind": "fact", "body": {"s": f"door-{n}", "r": "colour", "o": n}, "source": "person"}
+            service.journal.write("ann", lambda raw=raw: service.plan_knowledge(
+                lambda k: planning.plan_add(k, raw, by="ann")))
+        assert ran.count("write_reads_start") >= 8 and "fingerprint_upto" not in ran, Counter(ran)
+        entries = list(service.journal.entries_after(0))
+        assert service.fingerprints() == replay(entries).fingerprints()
+        assert PartsFromGraph(service.graph, behind)._fingerprint_sum() == replay(
+            entries, upto=behind).knowledge.fingerprint_sum()
+        assert "fingerprint_upto" in ran  # read apart: the head's sum is not the sum as of `behind`
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
 def _restarts_counted(monkeypatch: pytest.MonkeyPatch, bound: str) -> list[int]:
     """Bound a run at 40 (of `bound`) and keep the position each restart starts from."""
     monkeypatch.setattr(knowledge_from_graph, bound, 40)
