@@ -167,7 +167,7 @@ BELIEF = Operation("query($id: String!) { belief(id: $id) { id proposition statu
                                                                      r["confidence"],
                                                                      tuple(f["name"] for f in r["families"])),
                    absent_is_none=True)
-SAY = Operation("mutation($text: String!, $speaker: String!, $tick: Int!) { say(text: $text, speaker: $speaker, "
+SAY = Operation("mutation($text: String!, $speaker: String!, $tick: Long!) { say(text: $text, speaker: $speaker, "
                 "tick: $tick) { seq assertions { proposition actor belief } } }", "say", lambda r: r)
 SUBSCRIBE = f"subscription($after: Int!) {{ journalEntries(after: $after) {{ {ENTRY} }} }}"
 
