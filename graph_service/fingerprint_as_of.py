@@ -47,16 +47,26 @@ def fingerprints_as_of(graph: GraphPort, position: int) -> dict[str, Any]:
             "position": position}
 
 
+def node_sum_upto(total: str | None, count: int | None, seq: int | None, upto: int) -> tuple[int, int] | None:
+    """What a Fingerprint node's own properties (`total` in hex, `count`, `seq`: the position that last changed
+    it; all None for no node) give as of position `upto`: (0, 0) for no node, the node's sum when no entry after
+    `upto` changed it, None when a later one did (then it is folded from the node's history)."""
+    if seq is None:
+        return 0, 0
+    if seq <= upto:
+        return int(str(total), 16), int(count or 0)
+    return None
+
+
 def kept_sum_upto(graph: GraphPort, fingerprint_id: str, upto: int) -> tuple[int, int]:
     """The running (digest sum, count) the Fingerprint node `fingerprint_id` held as of position `upto`: the
     node's own, when no entry after `upto` changed it (one indexed lookup), else folded from its history.
     (0, 0) when nothing had changed it: the fingerprint of nothing."""
     rows = graph.run("fingerprint_upto", {"id": fingerprint_id, "upto": upto})
-    if not rows:
-        return 0, 0
-    row = rows[0]
-    if row["seq"] <= upto:
-        return int(row["total"], 16), int(row["count"])
+    row = rows[0] if rows else {"total": None, "count": None, "seq": None}
+    own = node_sum_upto(row["total"], row["count"], row["seq"], upto)
+    if own is not None:
+        return own
     held: dict[str, Any] = {}
     for write in sorted(row["writes"], key=lambda w: w["seq"]):
         if write["changes"] is None:

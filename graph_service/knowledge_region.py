@@ -21,7 +21,7 @@ from graph_service.api import knowledge_as_of as parts
 from graph_service.api.knowledge_as_of import knowledge_from_history, knowledge_position
 from graph_service.domain import Draft
 from graph_service.errors import UserError
-from graph_service.fingerprint_as_of import kept_sum_upto
+from graph_service.fingerprint_as_of import kept_sum_upto, node_sum_upto
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import (
@@ -134,11 +134,7 @@ class PartsFromGraph:
         self.clock = 0 if upto == 0 else self._kept(start["clock"])
         # The running fingerprint as of `upto`, when nothing past it changed it (a write on the head): no
         # statement of its own when the rules ask for it. Kept apart from `_read`, which `forget` drops.
-        self._fingerprint: tuple[int, int] | None = None
-        if start["fingerprint_seq"] is None:
-            self._fingerprint = (0, 0)  # nothing changed it yet: the fingerprint of nothing
-        elif start["fingerprint_seq"] <= upto:
-            self._fingerprint = (int(start["total"], 16), int(start["count"]))
+        self._fingerprint = node_sum_upto(start["total"], start["count"], start["fingerprint_seq"], upto)
 
     @staticmethod
     def _kept(value: Any) -> Any:

@@ -68,11 +68,8 @@ def _failure_of(pending: Future[int] | None) -> BaseException | None:
     return None
 
 
-def _ignore(_entries: Sequence[Entry]) -> None:
-    return None
-
-
-def _ignore_position(_seq: int) -> None:
+def _ignore(*_hint: object) -> None:
+    # What a domain without a hint's method does with it (`read_ahead`, `graph_holds_upto`).
     return None
 
 
@@ -203,7 +200,7 @@ class Journal:
     def _tell_graph_holds(self, seq: int) -> None:
         # A hint: a domain may skip building what the graph already holds (StoreState.graph_holds_upto).
         for domain in self.domains:
-            getattr(domain, "graph_holds_upto", _ignore_position)(seq)
+            getattr(domain, "graph_holds_upto", _ignore)(seq)
 
     def _reset_domains(self) -> None:
         for domain in self.domains:
