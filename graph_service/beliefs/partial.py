@@ -102,7 +102,9 @@ def links_of(belief_id: str, own_rows: Iterable[EvidenceRow], rows_on_it: Iterab
         key = _pair(belief_id, partner)
         b = partner if edge["a"] == belief_id else belief_id
         partners[partner] = key
-        links[key] = ContradictionLink(edge["a"], b, {belief_id: received.id, partner: cast.id},
+        rows = {belief_id: received.id, partner: cast.id}
+        # in the order the link made them (a's first): withdrawing a link retracts its rows in that order
+        links[key] = ContradictionLink(edge["a"], b, {edge["a"]: rows[edge["a"]], b: rows[b]},
                                        received.created_seq, edge["how"], bool(edge["active"]))
     return partners, links
 
