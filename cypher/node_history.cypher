@@ -52,3 +52,15 @@ RETURN 'Fingerprint' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at,
 UNION ALL
 MATCH (n:Scope {id: $id})<-[w:WROTE]-(e:Entry)
 RETURN 'Scope' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Token {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Token' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Pattern {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Pattern' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:InaccurateRoot {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'InaccurateRoot' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Subject {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Subject' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

@@ -22,6 +22,10 @@ FOREACH (x IN $lists.n_BeliefVersion | MERGE (n:BeliefVersion {id: x.id}) SET n 
 FOREACH (x IN $lists.n_Evidence | MERGE (n:Evidence {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Family | MERGE (n:Family {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Actor | MERGE (n:Actor {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_Token | MERGE (n:Token {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_Pattern | MERGE (n:Pattern {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_InaccurateRoot | MERGE (n:InaccurateRoot {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_Subject | MERGE (n:Subject {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.e_DERIVED_FROM_Item_Item | MERGE (a:Item {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:DERIVED_FROM]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_ABOUT_Dispute_Item | MERGE (a:Dispute {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:ABOUT]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_BEARS_ON_Evidence_Belief | MERGE (a:Evidence {id: x.src}) MERGE (b:Belief {id: x.dst}) MERGE (a)-[r:BEARS_ON]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
@@ -36,5 +40,7 @@ FOREACH (x IN $lists.e_ALTERNATIVE_TO_Belief_Belief | MERGE (a:Belief {id: x.src
 FOREACH (x IN $lists.e_DERIVED_FROM_Belief_Belief | MERGE (a:Belief {id: x.src}) MERGE (b:Belief {id: x.dst}) MERGE (a)-[r:DERIVED_FROM]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_VERSION_OF_BeliefVersion_Belief | MERGE (a:BeliefVersion {id: x.src}) MERGE (b:Belief {id: x.dst}) MERGE (a)-[r:VERSION_OF]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_SAME_AS_Actor_Actor | MERGE (a:Actor {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:SAME_AS]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_HAS_TOKEN_Belief_Token | MERGE (a:Belief {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_HAS_TOKEN_Pattern_Token | MERGE (a:Pattern {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 SET h.projected = $last
 RETURN h.projected AS projected

@@ -109,3 +109,11 @@ UNION ALL
 UNWIND $ends_IN_SCOPE_Item_Scope AS ends
 MATCH (:Item {id: ends.src})-[r:IN_SCOPE]->(:Scope {id: ends.dst})
 RETURN 'IN_SCOPE' AS rel, 'Item' AS src_label, 'Scope' AS dst_label, ends.src AS src, ends.dst AS dst, properties(r) AS props
+UNION ALL
+UNWIND $ends_HAS_TOKEN_Belief_Token AS ends
+MATCH (:Belief {id: ends.src})-[r:HAS_TOKEN]->(:Token {id: ends.dst})
+RETURN 'HAS_TOKEN' AS rel, 'Belief' AS src_label, 'Token' AS dst_label, ends.src AS src, ends.dst AS dst, properties(r) AS props
+UNION ALL
+UNWIND $ends_HAS_TOKEN_Pattern_Token AS ends
+MATCH (:Pattern {id: ends.src})-[r:HAS_TOKEN]->(:Token {id: ends.dst})
+RETURN 'HAS_TOKEN' AS rel, 'Pattern' AS src_label, 'Token' AS dst_label, ends.src AS src, ends.dst AS dst, properties(r) AS props

@@ -68,3 +68,19 @@ UNION ALL
 UNWIND $ids_Scope AS node_id
 MATCH (n:Scope {id: node_id})
 RETURN 'Scope' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Token AS node_id
+MATCH (n:Token {id: node_id})
+RETURN 'Token' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Pattern AS node_id
+MATCH (n:Pattern {id: node_id})
+RETURN 'Pattern' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_InaccurateRoot AS node_id
+MATCH (n:InaccurateRoot {id: node_id})
+RETURN 'InaccurateRoot' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Subject AS node_id
+MATCH (n:Subject {id: node_id})
+RETURN 'Subject' AS label, n.id AS id, properties(n) AS props

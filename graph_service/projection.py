@@ -21,9 +21,13 @@ from graph_service.journal.chain import canonical_json
 # what it reads: the knowledge store's reads need version 1; version 2 adds what reads now read in place of
 # the in-memory state: the `beliefs` Fingerprint node (fingerprint), Item.reconfirm_due (open questions) and
 # Item.id_key (a page of items by windows of id keys).
-KEPT_FOR_WRITES = 2
+# Version 3 adds what a belief write reads besides the records (graph_service.beliefs.partial_write): Belief.text_key,
+# the Token nodes and HAS_TOKEN edges of beliefs and do-not-infer patterns, the Pattern, InaccurateRoot and
+# Subject nodes.
+KEPT_FOR_WRITES = 3
 KEEPS_KNOWLEDGE = 1
 KEEPS_NOW_READS = 2
+KEEPS_BELIEF_WRITES = 3
 
 NODE_LABELS: tuple[str, ...] = (
     "Item",
@@ -43,7 +47,15 @@ NODE_LABELS: tuple[str, ...] = (
     "Due",
     "Fingerprint",
     "Scope",
+    "Token",
+    "Pattern",
+    "InaccurateRoot",
+    "Subject",
 )
+
+UNCHANGING_LABELS = frozenset({"Token"})
+"""Labels whose nodes never change once made (a word): no history is kept for them (statement_params), as a
+word's node would otherwise gain a WROTE edge from every entry that used it."""
 
 EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("DERIVED_FROM", "Item", "Item"),
@@ -73,6 +85,8 @@ EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("OBSERVED_BY", "Observation", "Actor"),
     ("SAME_AS", "Actor", "Actor"),
     ("IN_SCOPE", "Item", "Scope"),
+    ("HAS_TOKEN", "Belief", "Token"),
+    ("HAS_TOKEN", "Pattern", "Token"),
 )
 
 
@@ -92,21 +106,24 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
          ("COVERS", "Flag", "Item"), ("READ", "Snapshot", "Item"), ("IN_SCOPE", "Item", "Scope")),
     ),
     "project_statements": (
-        ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family", "Fingerprint"),
+        ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family", "Fingerprint",
+         "Token"),
         (("INTERPRETS", "Assertion", "Observation"), ("ATTRIBUTED_TO", "Assertion", "Actor"),
          ("YIELDED", "Assertion", "Evidence"), ("OBSERVED_BY", "Observation", "Actor"),
          ("BEARS_ON", "Evidence", "Belief"), ("FROM", "Evidence", "Family"),
          ("ROOTED_IN", "Evidence", "Observation"), ("REPRESENTS", "Family", "Actor"),
-         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor")),
+         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor"), ("HAS_TOKEN", "Belief", "Token")),
     ),
     "project_beliefs": (
-        ("Item", "Dispute", "Unit", "Due", "Fingerprint", "Belief", "BeliefVersion", "Evidence", "Family", "Actor"),
+        ("Item", "Dispute", "Unit", "Due", "Fingerprint", "Belief", "BeliefVersion", "Evidence", "Family", "Actor",
+         "Token", "Pattern", "InaccurateRoot", "Subject"),
         (("DERIVED_FROM", "Item", "Item"), ("ABOUT", "Dispute", "Item"), ("BEARS_ON", "Evidence", "Belief"),
          ("FROM", "Evidence", "Family"), ("ROOTED_IN", "Evidence", "Observation"),
          ("ROOTED_IN", "Evidence", "Item"), ("ROOTED_IN", "Evidence", "Belief"), ("REPRESENTS", "Family", "Actor"),
          ("CONTRADICTS", "Belief", "Belief"), ("SUPPORTS", "Belief", "Belief"),
          ("ALTERNATIVE_TO", "Belief", "Belief"), ("DERIVED_FROM", "Belief", "Belief"),
-         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor")),
+         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor"),
+         ("HAS_TOKEN", "Belief", "Token"), ("HAS_TOKEN", "Pattern", "Token")),
     ),
 }
 
@@ -158,6 +175,8 @@ CAPTIONS: dict[str, tuple[tuple[str, ...], Any]] = {
     "Assertion": (("claim",), lambda p: p["claim"]),
     "Due": (("expires", "item"), lambda p: f"runs out at clock {p['expires']}: {p['item']}"),
     "Fingerprint": (("count",), lambda p: f"what {p['count']} present items say, summed"),
+    "Pattern": (("proposition",), lambda p: f"do not infer: {p['proposition']}"),
+    "InaccurateRoot": (("root_kind", "root_id"), lambda p: f"inaccurate: {p['root_kind']} {p['root_id']}"),
 }
 
 
@@ -165,8 +184,10 @@ def caption(label: str, id: str, props: dict[str, Any]) -> str | None:
     """The node's `name` for these properties, or None when they do not say (keep the one it has)."""
     if "name" in props:
         return None
-    if label == "Actor":
+    if label in ("Actor", "Token"):
         return id
+    if label == "Subject":  # a subject an operator's merge or split moved
+        return f"{id}: entity {props['entity']}" if props.get("entity") is not None else None
     if label == "Unit":  # a key's items ('k:' + key) or a keyless item ('i:' + id), decided together
         text = f"decided together: {id[2:]}"
         return text if len(text) <= CAPTION_LENGTH else text[: CAPTION_LENGTH - 1] + "…"
@@ -269,7 +290,8 @@ def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any
     lists: dict[str, list[dict[str, Any]]] = {node_param(label): [] for label in NODE_LABELS}
     lists.update({edge_param(kind): [] for kind in EDGE_KINDS})
     for (label, node_id), row in nodes.items():
-        row["writes"] = [{"seq": s, "changes": canonical_json(c)} for s, c in changes[(label, node_id)].items()]
+        row["writes"] = [] if label in UNCHANGING_LABELS else [
+            {"seq": s, "changes": canonical_json(c)} for s, c in changes[(label, node_id)].items()]
         lists[node_param(label)].append(_removals_apart(row))
     for (kind, _, _), row in edges.items():
         lists[edge_param(kind)].append(_removals_apart(row))

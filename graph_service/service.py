@@ -13,7 +13,7 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
-from graph_service.projection import KEEPS_NOW_READS, KEPT_FOR_WRITES
+from graph_service.projection import KEEPS_NOW_READS
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
@@ -70,7 +70,7 @@ class Service:
         store's graph keeps what that reads; a store written before it did keeps its knowledge state in memory."""
         if self.settings.knowledge != "graph":
             return
-        if not self.journal.keeps_at_least(KEPT_FOR_WRITES):
+        if not self.journal.keeps_at_least(KEEPS_NOW_READS):
             log.warning("GRAPH_SERVICE_KNOWLEDGE=graph: this store's graph was written before it kept what a write "
                         "reads; its knowledge state is held in memory (export and load it into a new store)")
             return

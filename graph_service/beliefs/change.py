@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_service.beliefs.records import Pattern
 from graph_service.journal.chain import Entry
 from graph_service.projection import EdgeMerge
 
@@ -23,6 +24,10 @@ class Change:
     edges: list[EdgeMerge] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     propagations: dict[str, int] = field(default_factory=dict)
+    # What a write that holds no copy of the layer reads and the graph keeps for it (beliefs.partial_write):
+    patterns: list[Pattern] = field(default_factory=list)  # do-not-infer patterns made
+    inaccurate: list[tuple[str, str]] = field(default_factory=list)  # roots marked inaccurate
+    entities: dict[str, str] = field(default_factory=dict)  # subjects moved to another entity: their entity now
     result: dict[str, Any] = field(default_factory=dict)
 
     @property

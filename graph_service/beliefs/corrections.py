@@ -60,6 +60,7 @@ def _do_not_infer(state: BeliefState, change: Change, payload: dict[str, Any]) -
         by=change.entry.by,
     )
     state.remember_pattern(pattern)
+    change.patterns.append(pattern)
     change.event("do_not_infer", pattern=pattern.id, proposition=pattern.proposition)
     change.result["pattern"] = pattern.id
 
@@ -67,6 +68,7 @@ def _do_not_infer(state: BeliefState, change: Change, payload: dict[str, Any]) -
 def _inaccurate(state: BeliefState, change: Change, payload: dict[str, Any]) -> None:
     root_kind, root_id = payload["root_kind"], payload["root_id"]
     state.inaccurate_roots.add((root_kind, root_id))
+    change.inaccurate.append((root_kind, root_id))
     state.drop_roots(change, root_kind, [root_id], f"{root_kind} {root_id} marked inaccurate")
     change.event("root_inaccurate", root_kind=root_kind, root_id=root_id)
 
@@ -74,6 +76,7 @@ def _inaccurate(state: BeliefState, change: Change, payload: dict[str, Any]) -> 
 def _regroup(state: BeliefState, change: Change, moved: tuple[str, ...], reason: str) -> list[str]:
     affected = []
     for subject in moved:
+        change.entities[subject] = state.entities.entity(subject) or subject
         for belief_id in state.beliefs_about(subject):
             belief = state.beliefs[belief_id]
             entity = state.entities.entity(subject)

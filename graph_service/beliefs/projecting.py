@@ -61,4 +61,32 @@ def project(state: BeliefState, change: Change) -> Projection:
         projection.nodes.append(NodeUpsert("BeliefVersion", vid, props))
         projection.edge("VERSION_OF", "BeliefVersion", vid, "Belief", belief_id)
     projection.edges.extend(change.edges)
+    kept_for_writes(state, change, projection)
     return projection
+
+
+def kept_for_writes(state: BeliefState, change: Change, projection: Projection) -> None:
+    """What the change made of the parts a write that holds no copy of the layer reads besides the records
+    (beliefs.partial_write): each new belief's and pattern's tokens (HAS_TOKEN, the near-match indexes), each
+    pattern, each root marked inaccurate, each subject's entity where a merge or split moved it."""
+    for belief_id in change.created:
+        _tokens(projection, "Belief", belief_id, state.beliefs[belief_id].signature.tokens)
+    for pattern in change.patterns:
+        projection.node("Pattern", pattern.id, proposition=pattern.proposition, seq=pattern.seq, by=pattern.by)
+        _tokens(projection, "Pattern", pattern.id, pattern.signature.tokens)
+    for root_kind, root_id in change.inaccurate:
+        projection.node("InaccurateRoot", inaccurate_root_id(root_kind, root_id), root_kind=root_kind,
+                        root_id=root_id, seq=change.seq)
+    for subject, entity in change.entities.items():
+        projection.node("Subject", subject, entity=entity)
+
+
+def _tokens(projection: Projection, label: str, node_id: str, tokens: frozenset[str]) -> None:
+    for token in sorted(tokens):
+        projection.node("Token", token)
+        projection.edge("HAS_TOKEN", label, node_id, "Token", token)
+
+
+def inaccurate_root_id(root_kind: str, root_id: str) -> str:
+    """The id of the node that says a root was marked inaccurate."""
+    return f"{root_kind}:{root_id}"

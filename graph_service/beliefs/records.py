@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graph_service.beliefs.confidence import Breakdown, EvidenceValue
-from graph_service.beliefs.text import Signature
+from graph_service.beliefs.text import Signature, normalized
 
 
 @dataclass
@@ -105,6 +105,7 @@ class Belief:
         return {
             "id": self.id,
             "proposition": self.proposition,
+            "text_key": normalized(self.proposition),  # what a duplicate is found by (planning.duplicate_key)
             "subject": self.subject,
             "entity": self.entity,
             "epistemic_kind": self.epistemic_kind,
