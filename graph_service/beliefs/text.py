@@ -53,6 +53,25 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> Fraction:
     return Fraction(len(a & b), union) if union else Fraction(0)
 
 
+def probe_size(tokens: frozenset[str], threshold: Fraction) -> int:
+    """How many of these tokens a near-match read must look up (any of them: see TokenIndex)."""
+    return len(tokens) - math.ceil(threshold * len(tokens)) + 1
+
+
+COMMON_WORDS = frozenset({
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "of", "to", "in", "on", "at", "by", "for", "with",
+    "and", "or", "it", "its", "this", "that", "has", "have", "had", "do", "does", "did", "may", "caused", "can",
+    "will", "as", "from", "there"})
+"""Words most propositions share (an association's "may have caused" among them): a probe that holds no
+count of each word's beliefs (a graph read, beliefs.partial_write) looks them up last."""
+
+
+def probe_without_counts(tokens: frozenset[str], threshold: Fraction) -> list[str]:
+    """The tokens a near-match read looks up when it cannot count each word's postings: the rarest by guess (a
+    common word last, a longer word first). Any `probe_size` of them is exact; the guess only keeps it cheap."""
+    return sorted(tokens, key=lambda t: (t in COMMON_WORDS, -len(t), t))[: probe_size(tokens, threshold)]
+
+
 class TokenIndex:
     """Token → keys, answering "which keys may have Jaccard ≥ t with these tokens" without a scan.
 
@@ -85,8 +104,7 @@ class TokenIndex:
         """Keys whose tokens have Jaccard ≥ threshold with `tokens`, sorted."""
         if not tokens:
             return []
-        need = math.ceil(threshold * len(tokens))
-        probe = sorted(tokens, key=lambda t: (len(self._postings.get(t, ())), t))[: len(tokens) - need + 1]
+        probe = sorted(tokens, key=lambda t: (len(self._postings.get(t, ())), t))[: probe_size(tokens, threshold)]
         candidates: set[str] = set()
         for token in probe:
             candidates |= self._postings.get(token, set())

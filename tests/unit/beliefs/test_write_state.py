@@ -112,8 +112,8 @@ def request(layer: BeliefState, rng: random.Random, n: int) -> tuple[str, dict[s
                                   "other": other}
     at = 1000 * n
     return "belief.associate", {"window_ms": 5000, "subject": rng.choice((None, *SUBJECTS)), "observations": [
-        {"id": f"obs-{i}", "at": at + 100 * i, "summary": rng.choice(WORDS) + " " + rng.choice(STATES)}
-        for i in range(rng.randint(2, 3))]}
+        {"id": f"cue-{n}-{i}" if rng.random() < 0.8 else f"obs-{i}", "at": at + 100 * i,
+         "summary": rng.choice(WORDS) + " " + rng.choice(STATES)} for i in range(rng.randint(2, 3))]}
 
 
 def same_applied(got: Applied, expected: Applied) -> None:

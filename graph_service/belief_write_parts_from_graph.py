@@ -1,0 +1,135 @@
+"""What a write of the belief layer reads besides the cascade's parts (graph_service.beliefs.partial_write), read
+from the graph as of a position: the beliefs holding a text about a subject and those about a subject, the near
+matches of a proposition's words among the beliefs and the do-not-infer patterns, the roots marked inaccurate,
+a subject's entity and, for a merge or split of entities, the whole registry. The graph keeps each where an
+index finds it (graph_service.projection, keeps version 3); what never changes once written (a belief's text,
+subject and words, a pattern, a mark of inaccuracy) is read by its position, a subject's entity is folded from
+its node's history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Hashable, Iterable
+from fractions import Fraction
+from typing import Any
+
+from graph_service.belief_parts_from_graph import BeliefPartsFromGraph
+from graph_service.beliefs.as_of import props_then
+from graph_service.beliefs.entities import EntityRegistry
+from graph_service.beliefs.partial import ROWS, creation_order, row_of_props
+from graph_service.beliefs.partial_write import (
+    ENTITIES,
+    ENTITY,
+    INACCURATE,
+    PATTERNS,
+    REGISTRY,
+    SIMILAR_BELIEFS,
+    SIMILAR_PATTERNS,
+    SUBJECT,
+    TEXT,
+)
+from graph_service.beliefs.projecting import inaccurate_root_id
+from graph_service.beliefs.records import Pattern
+from graph_service.beliefs.text import probe_without_counts, signature
+from graph_service.storage.port import GraphPort
+
+CORRECT = "belief.correct"
+ENTITY_CORRECTIONS = ("same_entity", "different_entity")
+
+
+def entities_from_corrections(corrections: Iterable[dict[str, Any]]) -> EntityRegistry:
+    """The entity registry the belief layer holds after these `belief.correct` payloads, in journal order (only
+    merges and splits change it; each was planned valid where it was written, so each applies)."""
+    registry = EntityRegistry()
+    for payload in corrections:
+        if payload.get("kind") == "same_entity":
+            registry.merge(payload["subject"], payload["other"])
+        elif payload.get("kind") == "different_entity":
+            registry.split(payload["subject"], payload["other"])
+    return registry
+
+
+class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
+    """Every part of the belief layer a write reads as of position `upto` (beliefs.partial_write), read from the
+    graph: the cascade's as BeliefPartsFromGraph reads them, and the write's own. Each part is read once and kept."""
+
+    def __init__(self, graph: GraphPort, upto: int) -> None:
+        super().__init__(graph, upto)
+        self.statements = 0  # the write's own parts' statements (a test counts them)
+
+    def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
+        readers = {TEXT: self._by_text, SUBJECT: self._about, SIMILAR_BELIEFS: self._similar_beliefs,
+                   SIMILAR_PATTERNS: self._similar_patterns, INACCURATE: self._inaccurate, ENTITY: self._entity,
+                   ENTITIES: self._entities}
+        if part == ROWS and key not in self._parts[ROWS]:  # a row named by a request, read with its belief
+            self._sent = defaultdict(dict)
+            self._row(key)
+            return self._sent
+        if part not in readers:
+            if part == PATTERNS:  # sent with the near matches that name them, never asked for alone
+                raise ValueError("a pattern is read with the near matches of a proposition")
+            return super().answer(part, key)
+        self._sent = defaultdict(dict)
+        if key in self._parts[part]:
+            self._sent[part][key] = self._parts[part][key]
+        else:
+            self.statements += 1
+            readers[part](key)
+        return self._sent
+
+    def _run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.graph.run(name, {**params, "upto": self.upto})
+
+    def _row(self, key: Any) -> None:
+        self.statements += 1
+        writes = [r for r in self._run("belief_histories_upto", {"ids": [key]}) if r["label"] == "Evidence"]
+        props = props_then(writes, self.upto)
+        if props is None:
+            self._put(ROWS, key, None)
+            return
+        self.read_beliefs([props["belief"]])  # its rows, this one among them, and what settling it reads
+        self._put(ROWS, key, row_of_props(props))
+
+    def _by_text(self, key: Any) -> None:
+        text, subject = key
+        rows = self._run("beliefs_by_text_upto", {"keys": [{"text": text, "subject": subject}]})
+        self._put(TEXT, key, sorted((r["id"] for r in rows), key=creation_order) or None)
+
+    def _about(self, key: Any) -> None:
+        rows = self._run("beliefs_about_upto", {"subjects": [key]})
+        self._put(SUBJECT, key, sorted((r["id"] for r in rows), key=creation_order) or None)
+
+    def _similar_beliefs(self, key: Any) -> None:
+        tokens, threshold = key
+        rows = self._run("beliefs_with_tokens_upto", {"tokens": _probe(tokens, threshold)})
+        self._put(SIMILAR_BELIEFS, key, {r["id"]: signature(r["proposition"]).tokens for r in rows})
+
+    def _similar_patterns(self, key: Any) -> None:
+        tokens, threshold = key
+        rows = self._run("patterns_with_tokens_upto", {"tokens": _probe(tokens, threshold)})
+        patterns = [Pattern(r["id"], r["proposition"], signature(r["proposition"]), r["seq"], r["by"]) for r in rows]
+        for pattern in patterns:
+            self._put(PATTERNS, pattern.id, pattern)
+        self._put(SIMILAR_PATTERNS, key, {p.id: p.signature.tokens for p in patterns})
+
+    def _inaccurate(self, key: Any) -> None:
+        root_kind, root_id = key
+        rows = self._run("inaccurate_roots_upto", {"ids": [inaccurate_root_id(root_kind, root_id)]})
+        self._put(INACCURATE, key, True if rows else None)
+
+    def _entity(self, key: Any) -> None:
+        props = props_then(self._run("subjects_history_upto", {"ids": [key]}), self.upto)
+        self._put(ENTITY, key, None if props is None else props.get("entity"))
+
+    def _entities(self, key: Any) -> None:
+        # Read only for a merge or a split (an operator's act): every merge and split made by the position.
+        rows = self._run("entries_of_op_upto", {"op": CORRECT})
+        payloads = (json.loads(r["payload"]) for r in rows)
+        self._put(ENTITIES, REGISTRY, entities_from_corrections(
+            p for p in payloads if p.get("kind") in ENTITY_CORRECTIONS))
+
+
+def _probe(tokens: tuple[str, ...], threshold: Fraction) -> list[str]:
+    return probe_without_counts(frozenset(tokens), threshold)
