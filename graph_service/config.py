@@ -15,7 +15,16 @@ def _flag(name: str, default: bool) -> bool:
 
 
 KNOWLEDGE_MODES = ("memory", "graph")
-"""Settings.knowledge: the whole knowledge state in memory, or none (read from the graph as each write needs)."""
+"""Settings.knowledge and Settings.beliefs: the whole state in memory, or none (read from the graph as each write
+needs)."""
+
+
+def _mode(name: str) -> str:
+    """One of KNOWLEDGE_MODES from the variable `name` (memory when unset); ValueError naming it otherwise."""
+    mode = os.environ.get(name, "memory").strip().lower() or "memory"
+    if mode not in KNOWLEDGE_MODES:
+        raise ValueError(f"{name} must be one of {', '.join(KNOWLEDGE_MODES)}, not {os.environ[name]!r}")
+    return mode
 
 
 @dataclass(frozen=True)
@@ -43,19 +52,21 @@ class Settings:
     """Where the service keeps the knowledge state it plans and applies knowledge writes on: "memory" (the whole
     state, rebuilt by replaying the journal at start) or "graph" (none: each knowledge write reads from the graph
     what its rules read, and a start takes the knowledge entries as the graph holds them). See KNOWLEDGE_MODES."""
+    beliefs: str = "memory"
+    """Where the service keeps the belief layer it plans and applies belief writes on: "memory" (the whole layer,
+    rebuilt by replaying the journal at start) or "graph" (none: each belief write reads from the graph what its
+    rules read, and a start applies nothing of the entries the graph holds to it). See KNOWLEDGE_MODES."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> Settings:
         """GRAPH_SERVICE_DATA, NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD/NEO4J_DATABASE, GRAPH_SERVICE_HOST/PORT,
         GRAPH_SERVICE_WORKERS, GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS,
-        GRAPH_SERVICE_SIGNING_KEY, GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN, GRAPH_SERVICE_KNOWLEDGE.
+        GRAPH_SERVICE_SIGNING_KEY, GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN, GRAPH_SERVICE_KNOWLEDGE,
+        GRAPH_SERVICE_BELIEFS.
         ValueError naming the variable for a value it does not take."""
         tokens = os.environ.get("GRAPH_SERVICE_TOKENS")
-        knowledge = os.environ.get("GRAPH_SERVICE_KNOWLEDGE", "memory").strip().lower() or "memory"
-        if knowledge not in KNOWLEDGE_MODES:
-            raise ValueError(f"GRAPH_SERVICE_KNOWLEDGE must be one of {', '.join(KNOWLEDGE_MODES)}, "
-                             f"not {os.environ['GRAPH_SERVICE_KNOWLEDGE']!r}")
+        knowledge, beliefs = _mode("GRAPH_SERVICE_KNOWLEDGE"), _mode("GRAPH_SERVICE_BELIEFS")
         return cls(
             data_dir=Path(os.environ.get("GRAPH_SERVICE_DATA", "data")),
             neo4j_uri=os.environ.get("NEO4J_URI") or None,
@@ -73,4 +84,5 @@ class Settings:
             signer_name=os.environ.get("GRAPH_SERVICE_SIGNER_NAME", "graph_service"),
             log_origin=os.environ.get("GRAPH_SERVICE_LOG_ORIGIN") or None,
             knowledge=knowledge,
+            beliefs=beliefs,
         )

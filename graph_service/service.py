@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar, cast
 
+from graph_service.beliefs_from_graph import BeliefsFromGraph
 from graph_service.config import Settings
 from graph_service.domain import Draft
 from graph_service.fingerprint_as_of import fingerprints_kept
@@ -13,7 +14,7 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
-from graph_service.projection import KEEPS_NOW_READS
+from graph_service.projection import KEEPS_BELIEF_WRITES, KEEPS_NOW_READS
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
@@ -59,11 +60,42 @@ class Service:
         """Set up the schema and replay the journal (see Journal.open); closes the graph if that fails.
         While it runs, `journal.seq` is how far the replay has come and `stored_total()` how far it goes."""
         try:
-            self.journal.open(allow_legacy=allow_legacy, prepared=self._choose_knowledge)
+            self.journal.open(allow_legacy=allow_legacy, prepared=self._choose_state)
         except BaseException:
             self.graph.close()
             raise
         self.started = True
+
+    def _choose_state(self) -> None:
+        """Where the knowledge state and the belief layer are held, as the settings ask and the store allows."""
+        self._choose_knowledge()
+        self._choose_beliefs()
+
+    def _choose_beliefs(self) -> None:
+        """Hold no belief layer (each belief write reads from the graph what it needs; a start applies nothing of
+        the entries the graph holds to it) when the settings ask for it and the store's graph keeps what that
+        reads; a store written before it did keeps its layer in memory."""
+        if self.settings.beliefs != "graph":
+            return
+        if not self.journal.keeps_at_least(KEEPS_BELIEF_WRITES):
+            log.warning("GRAPH_SERVICE_BELIEFS=graph: this store's graph was written before it kept what a belief "
+                        "write reads; its belief layer is held in memory (export and load it into a new store)")
+            return
+        self.state.beliefs_taken = BeliefsFromGraph(self.graph, lambda: self.journal.graph_holds)
+
+    @property
+    def beliefs_in_graph(self) -> bool:
+        """Does this service hold no belief layer (each belief write reads from the graph what it needs)?"""
+        return self.state.beliefs_taken is not None
+
+    def plan_beliefs(self, op: str, payload: dict[str, Any]) -> Draft:
+        """A belief request's draft (or its refusal) on the layer as this process last read it: the layer in
+        memory, or what it reads of the graph as of the journal's head (BeliefsFromGraph.plan)."""
+        taken = self.state.beliefs_taken
+        if taken is None:
+            return self.state.beliefs.plan(op, payload)
+        assert isinstance(taken, BeliefsFromGraph)
+        return taken.plan(op, payload, self.journal.seq)
 
     def _choose_knowledge(self) -> None:
         """Take the knowledge entries from the graph (hold no knowledge state) when the settings ask for it and the

@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from graph_service.beliefs.held import HELD_BELIEFS
+from graph_service.beliefs.state import OPS as BELIEF_OPS
 from graph_service.beliefs.state import BeliefState
 from graph_service.domain import Applied
 from graph_service.errors import Conflict, NotFound
@@ -47,8 +49,22 @@ KnowledgeTaken = Callable[[Entry], list[TakenOperation]]
 """A knowledge entry's operations (one, or an answer's) as the graph gives them."""
 
 
+class BeliefsTaken(Protocol):
+    """The belief layer as the graph gives it, an entry at a time (graph_service.beliefs_from_graph)."""
+
+    def takes(self, seq: int) -> bool: ...
+    def state_for(self, seq: int) -> BeliefState: ...
+    def applied_on(self, seq: int, state: BeliefState) -> None: ...
+    def sums(self, before: tuple[int, int], after: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]: ...
+    def reset(self) -> None: ...
+
+
 class StoreState:
     """All domains, fed entries in journal order.
+
+    With `beliefs_taken`, the state holds no belief layer: an entry the graph holds changes nothing of it here (its
+    effects are in the graph), and one it does not hold is applied on a scratch layer that reads what it touches of
+    the graph (`beliefs_taken.state_for`), which `beliefs` is while the entry is applied.
 
     With `knowledge_taken`, the knowledge domain is not applied: a knowledge entry (and an answer's knowledge
     operations) is taken as the graph gives it (`knowledge_taken(entry)`), and only its effects on the other
@@ -57,11 +73,13 @@ class StoreState:
     (its fingerprint, its planners) is not for this mode.
     """
 
-    def __init__(self, knowledge_taken: KnowledgeTaken | None = None) -> None:
+    def __init__(self, knowledge_taken: KnowledgeTaken | None = None,
+                 beliefs_taken: BeliefsTaken | None = None) -> None:
         self.knowledge_taken = knowledge_taken
+        self.beliefs_taken = beliefs_taken
         self.notes = NoteDomain()
         self.knowledge = KnowledgeState()
-        self.beliefs = BeliefState()
+        self.beliefs: BeliefState = BeliefState() if beliefs_taken is None else HELD_BELIEFS  # type: ignore[assignment]
         self.stream = StreamState()
         self.statements = StatementState(self.stream)
         self.questions = QuestionState()
@@ -72,8 +90,11 @@ class StoreState:
         # (`present`, `require_roots`), kept apart from the knowledge state so that they can be answered
         # without it (a knowledge entry taken as the graph gives it: `knowledge_taken`).
         self._item_status: dict[str, str] = {}
-        self._domains = (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
         self._graph_holds = 0
+
+    @property
+    def _domains(self) -> tuple[Any, ...]:
+        return (self.notes, self.knowledge, self.beliefs, self.stream, self.statements, self.questions)
 
     def graph_holds_upto(self, seq: int) -> None:
         """The graph holds what every entry up to `seq` wrote, and they are applied for the state alone (a start's
@@ -84,7 +105,9 @@ class StoreState:
 
     def reset(self) -> None:
         """Back to the empty state (before a full replay)."""
-        self.__init__(self.knowledge_taken)  # type: ignore[misc]
+        if self.beliefs_taken is not None:
+            self.beliefs_taken.reset()
+        self.__init__(self.knowledge_taken, self.beliefs_taken)  # type: ignore[misc]
 
     def handles(self, op: str) -> bool:
         return any(d.handles(op) for d in self._domains)
@@ -92,6 +115,9 @@ class StoreState:
     def apply(self, entry: Entry) -> Applied:
         """Apply one entry with its cross-domain effects; deterministic in the journal prefix."""
         self.position = entry.seq
+        taken_beliefs = self.beliefs_taken
+        if taken_beliefs is not None:
+            self.beliefs = HELD_BELIEFS if taken_beliefs.takes(entry.seq) else taken_beliefs.state_for(entry.seq)  # type: ignore[assignment]
         self.beliefs.projecting = entry.seq > self._graph_holds
         summed = self.knowledge.fingerprint_sum()
         believed = self.beliefs.running_fingerprint.sum()
@@ -120,20 +146,33 @@ class StoreState:
         elif domain is self.questions and entry.op == ANSWER_QUESTION:
             self._answered(entry, applied)
         # What a read of the fingerprint now reads, in one lookup (every domain's entries move beliefs).
-        kept_fingerprint(applied.projection, BELIEFS_FINGERPRINT, believed, self.beliefs.running_fingerprint.sum(),
-                         entry.seq)
+        moved = self.beliefs.running_fingerprint.sum()
+        if taken_beliefs is not None and self.beliefs is not HELD_BELIEFS:
+            if moved != believed:  # the scratch layer's sum is what its entries moved: the store's is read
+                believed, moved = taken_beliefs.sums(believed, moved)
+            taken_beliefs.applied_on(entry.seq, self.beliefs)
+        kept_fingerprint(applied.projection, BELIEFS_FINGERPRINT, believed, moved, entry.seq)
         return applied
 
     def prepares(self, entry: Entry) -> bool:
         """Does applying this entry read the graph (a knowledge entry, or an answer carrying knowledge operations,
         taken from the graph: `knowledge_taken`)? Then `prepare` reads it beforehand, off the event loop."""
+        return self._prepares_knowledge(entry) or self._prepares_beliefs(entry)
+
+    def _prepares_knowledge(self, entry: Entry) -> bool:
         return self.knowledge_taken is not None and hasattr(self.knowledge_taken, "prepare") and (
             self.knowledge.handles(entry.op) or (entry.op == ANSWER_QUESTION and bool(entry.payload.get("knowledge"))))
 
+    def _prepares_beliefs(self, entry: Entry) -> bool:
+        # A belief write's own entry (the cascades other entries set off on the layer read as they are applied).
+        return self.beliefs_taken is not None and hasattr(self.beliefs_taken, "prepare") and entry.op in BELIEF_OPS
+
     def prepare(self, entry: Entry) -> None:
         """Read what applying this entry will read of the graph (see `prepares`); changes no state."""
-        if self.prepares(entry):
+        if self._prepares_knowledge(entry):
             self.knowledge_taken.prepare(entry)  # type: ignore[union-attr]
+        if self._prepares_beliefs(entry):
+            self.beliefs_taken.prepare(entry)  # type: ignore[union-attr]
 
     def read_ahead(self, entries: Sequence[Entry]) -> None:
         """A bulk load about to apply these entries in turn says so first, so that what applying them reads of the

@@ -91,13 +91,15 @@ async def _write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, An
     drafts: list[Draft] = []
 
     def plan() -> Draft:
-        draft = service.state.beliefs.plan(op, payload)  # the shape of the request first
+        draft = service.plan_beliefs(op, payload)  # the shape of the request first
         if check is not None:
             check(service)  # then what it names in other parts of the store
         drafts.append(draft)
         return draft
 
-    written = await journal_write(info, plan)
+    # Holding no belief layer, the plan reads only the graph (and the store state's own item and observation
+    # sets, for `check`): it runs in a worker thread too.
+    written = await journal_write(info, plan, plan_off_loop=service.beliefs_in_graph)
     result = written.result
     refused = result.get("refused")
     return BeliefWrite(
@@ -239,9 +241,9 @@ class BeliefMutation:
     async def retract_evidence(self, info: strawberry.Info[Any, Any],
                          evidence: Annotated[str, strawberry.argument(description="The row's id (e<seq>.<n>).")],
                          reason: Reason = None) -> BeliefWrite:
-        service = service_of(info)  # the state is read when the write is done (a catch-up may renew it)
+        # The row's belief is the first the retraction touched (BeliefState.retract_row touches it first).
         return await _write(info, "evidence.retract", {"evidence": evidence, "reason": reason},
-                      lambda result, draft: service.state.beliefs.rows[draft.payload["evidence"]].belief)
+                      lambda result, draft: next(iter(result["beliefs"])))
 
     @strawberry.mutation(description="Operator: this belief is wrong (pinned rejected, history kept)")
     @user_errors

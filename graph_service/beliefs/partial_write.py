@@ -20,6 +20,7 @@ reports the sum after it as the whole layer's does.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -118,11 +119,19 @@ class PartialEntities(EntityRegistry):
         return super().split(a, b)
 
 
+def _copied(value: Any) -> Any:
+    # The rules change records in place; a source may keep what it read for the next state at its position
+    # (a write's plan, then its application), so each state holds copies of its own.
+    return None if value is None else copy.deepcopy(value)
+
+
 def write_state(reader: Reader, base: tuple[int, int] = (0, 0)) -> BeliefState:
     """A belief state on which any entry of the layer applies, and any of its requests plans, as on the whole
     layer at the same position, reading through `reader` only what the rules touch; `base`: the store's running
     fingerprint sum (digest sum, count) there."""
     state = cascade_state(reader)
+    for records in (state.beliefs, state.rows, state._tallies, state._partners, state.links):
+        records.convert = _copied  # type: ignore[attr-defined]
     state._by_text = BlindList(TEXT, reader)
     state._by_subject = BlindList(SUBJECT, reader)
     state._text_index = PartialTokenIndex(SIMILAR_BELIEFS, reader)

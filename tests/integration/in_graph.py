@@ -12,30 +12,37 @@ import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
+from graph_service.beliefs.state import BeliefState
 from graph_service.config import Settings
 from graph_service.service import Service
 
 
 @contextmanager
-def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
-    """The API on `settings` with the knowledge state in the graph; every service it opened held none, and the
-    store verifies after it, opened again the same way (a start that takes the knowledge entries as the graph
-    holds them)."""
-    settings = replace(settings, knowledge="graph")
+def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, knowledge: bool = True,
+                    beliefs: bool = False) -> Iterator[TestClient]:
+    """The API on `settings` with the knowledge state (`knowledge`) and the belief layer (`beliefs`) in the graph;
+    every service it opened held none of them, and the store verifies after it, opened again the same way (a start
+    that takes the knowledge entries as the graph holds them, and applies nothing of its entries to the layer)."""
+    settings = replace(settings, knowledge="graph" if knowledge else "memory", beliefs="graph" if beliefs else "memory")
     opened: list[Service] = []
-    choose = Service._choose_knowledge
+    choose = Service._choose_state
 
     def chosen(self: Service) -> None:
         choose(self)
         opened.append(self)
 
-    monkeypatch.setattr(Service, "_choose_knowledge", chosen)
+    def held_as_asked(service: Service) -> bool:
+        return service.knowledge_in_graph == knowledge and service.beliefs_in_graph == beliefs
+
+    monkeypatch.setattr(Service, "_choose_state", chosen)
     with TestClient(create_app(settings)) as c:
         yield c
-    assert opened and all(s.knowledge_in_graph for s in opened)
+    assert opened and all(held_as_asked(s) for s in opened)
     service = Service.open(settings)
     try:
-        assert service.knowledge_in_graph and not service.state.knowledge.items
+        assert held_as_asked(service)
+        assert not knowledge or not service.state.knowledge.items
+        assert not beliefs or not isinstance(service.state.beliefs, BeliefState)
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
     finally:

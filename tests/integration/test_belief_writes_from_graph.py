@@ -8,18 +8,24 @@ replay projects: verify passes."""
 from __future__ import annotations
 
 import random
+import threading
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.partial_write import write_state
 from graph_service.beliefs.state import OPS, BeliefState
+from graph_service.beliefs_from_graph import BeliefsFromGraph
 from graph_service.errors import UserError
-from graph_service.partial_reads import Fetched, Reader
+from graph_service.journal.steps import run_steps_waiting
+from graph_service.partial_reads import Fetched, PartialMap, Reader
 from graph_service.projection import KEEPS_BELIEF_WRITES
 from graph_service.service import Service
 from tests.backends import Backend
+from tests.integration.test_beliefs_as_of import written_history
 from tests.unit.beliefs.test_write_state import request, same_applied
 
 
@@ -95,5 +101,80 @@ def test_a_subject_moved_by_a_merge_is_read_with_its_entity_then(backend: Backen
             state, _ = _from_graph(service, upto, (0, 0))
             assert state.entities.entity("valve") == entity, upto
             assert state.entities.entity("pump") == "pump"
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("knowledge", ["memory", "graph"])
+def test_a_bulk_load_into_a_service_holding_no_belief_layer_writes_what_the_whole_layer_writes(
+        backend: Backend, tmp_path: Path, knowledge: str) -> None:
+    """A bulk load applies each batch while the one before it is appended, so the graph does not hold the entry
+    before it: the entries go on the scratch layer the entries since the last position the graph held were applied
+    on (beliefs_from_graph). Loaded so, in small batches, a history of the realistic mix with belief writes of every
+    kind gives the graph and the fingerprints the service holding the whole layer gave it, and verifies."""
+    query = "MATCH (b:Belief) RETURN b.id, b.status, b.confidence, b.version, b.entity"
+    whole = Service.open(backend.settings())
+    try:
+        written_history(whole, 160, 7)
+        layer, rng = whole.state.beliefs, random.Random(7)
+        for n in range(80):
+            op, payload = request(layer, rng, n)
+            try:
+                whole.journal.write("ann", lambda op=op, payload=payload: layer.plan(op, payload))
+            except UserError:
+                continue
+        entries, fingerprints = list(whole.journal.entries_after(0)), whole.fingerprints()
+        beliefs = sorted(backend.raw(whole.graph, query))
+    finally:
+        whole.close()
+    into = backend.fresh_store(tmp_path / "loaded")
+    service = Service.open(into.settings(beliefs="graph", knowledge=knowledge))
+    try:
+        assert service.beliefs_in_graph
+        assert service.journal.import_entries(entries, batch_size=17) == len(entries)
+        taken = service.state.beliefs_taken
+        assert isinstance(taken, BeliefsFromGraph) and taken.applied == len(entries)
+        # What is held of the layer is the scratch state of the entries past what the graph held, read as asked.
+        assert isinstance(service.state.beliefs.beliefs, PartialMap)
+        assert service.fingerprints() == fingerprints
+        assert sorted(into.raw(service.graph, query)) == beliefs
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+def test_a_belief_write_holding_no_layer_runs_no_statement_on_the_loop(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its plan reads only the graph, so it is a step (plan_off_loop), and what its application reads is read in a
+    # step once the append landed (prepare): every statement runs in a worker thread, none on the loop's.
+    service = Service.open(backend.settings(beliefs="graph"))
+    try:
+        made = service.journal.write("ann", lambda: service.plan_beliefs(
+            "belief.create", {"proposition": "the pump is cold", "subject": "pump",
+                              "evidence": [{"weight": 0.8, "family": "f1"}]}))
+        ran: list[tuple[str, bool]] = []
+        loop_thread = threading.get_ident()
+        run = service.graph.run
+
+        def recorded(name: str, *args: Any, **kwargs: Any) -> Any:
+            ran.append((name, threading.get_ident() == loop_thread))
+            return run(name, *args, **kwargs)
+
+        monkeypatch.setattr(service.graph, "run", recorded)
+
+        async def write(op: str, payload: dict[str, Any]) -> Any:
+            steps = service.journal.write_steps("ann", lambda: service.plan_beliefs(op, payload), plan_off_loop=True)
+            return await run_steps_waiting(steps, anyio.to_thread.run_sync)
+
+        contradicting = anyio.run(write, "belief.create", {"proposition": "the pump is not cold", "subject": "pump",
+                                                           "evidence": [{"weight": 0.6, "family": "f2"}]})
+        assert any(e["event"] == "contradiction_detected" for e in contradicting.result["events"])
+        anyio.run(write, "evidence.add", {"belief": made.result["created"][0], "weight": 0.5, "family": "f3"})
+        names = [name for name, _ in ran]
+        assert "beliefs_with_tokens_upto" in names and "append_entry" in names, names  # it read and it wrote
+        assert not [name for name, on_loop in ran if on_loop], ran
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
     finally:
         service.close()

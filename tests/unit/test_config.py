@@ -1,4 +1,5 @@
-"""Settings from the environment: where the knowledge state is kept is one variable, checked."""
+"""Settings from the environment: where the knowledge state and the belief layer are kept is a variable each,
+checked."""
 
 from __future__ import annotations
 
@@ -22,3 +23,13 @@ def test_a_knowledge_mode_it_does_not_take_is_refused_naming_the_variable(
         Settings.from_env()
     assert main(["fingerprint"]) == 2  # the command line says so and exits as for bad usage
     assert "GRAPH_SERVICE_KNOWLEDGE must be one of memory, graph" in capsys.readouterr().err
+
+
+def test_the_belief_layer_is_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRAPH_SERVICE_BELIEFS", raising=False)
+    assert Settings.from_env().beliefs == "memory"
+    monkeypatch.setenv("GRAPH_SERVICE_BELIEFS", "GRAPH")
+    assert Settings.from_env().beliefs == "graph"
+    monkeypatch.setenv("GRAPH_SERVICE_BELIEFS", "elsewhere")
+    with pytest.raises(ValueError, match="GRAPH_SERVICE_BELIEFS must be one of memory, graph, not 'elsewhere'"):
+        Settings.from_env()

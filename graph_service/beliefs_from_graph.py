@@ -1,0 +1,109 @@
+"""The belief layer as the graph gives it (StoreState's `beliefs_taken`), so that the service applies and plans
+belief writes without holding the layer: an entry whose projection the graph holds changed the layer there and
+nothing is applied for it (beliefs.held); one it does not hold yet is applied on a scratch state that reads what
+its rules touch of the graph as of the entry before it (beliefs.partial_write over
+belief_write_parts_from_graph); where the graph does not hold the entry before it either (a bulk load's batch in
+flight, a projection that failed), on the scratch state the entries since the last position it held were applied
+on in turn, which is the layer as of the last of them (a part none of them touched reads as the graph held it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
+from graph_service.beliefs.partial_write import write_state
+from graph_service.beliefs.state import BeliefState
+from graph_service.digest_sum import MODULUS
+from graph_service.domain import Draft
+from graph_service.fingerprint_as_of import kept_sum_upto
+from graph_service.journal.chain import Entry
+from graph_service.partial_reads import Fetched, Reader
+from graph_service.storage.port import GraphPort
+
+BELIEFS_FINGERPRINT = "beliefs"  # the Fingerprint node the layer's running sum is kept on (state.BELIEFS_FINGERPRINT)
+
+
+class BeliefsFromGraph:
+    """`beliefs_taken` for a state fed entries in journal order. `held()`: the last position whose projection the
+    graph holds, with every one before it."""
+
+    def __init__(self, graph: GraphPort, held: Callable[[], int]) -> None:
+        self.graph, self.held = graph, held
+        self.applied = 0  # entries applied on what they read (the others the graph held)
+        self._source: BeliefWritePartsFromGraph | None = None
+        self._state: BeliefState | None = None  # the scratch state of the entries since the source's position
+        self._last = 0  # the last entry applied on it
+        self._since = 0  # the position the graph held when the state was made: what it reads is as of it
+        self._base: tuple[int, int] | None = None  # the layer's running sum there, once read
+        self._prepared_base: tuple[int, tuple[int, int]] | None = None  # (position, the sum there), read ahead
+
+    def reset(self) -> None:
+        """Forget the scratch state (a replay from the start follows)."""
+        self._state, self._last, self._base = None, 0, None
+
+    def takes(self, seq: int) -> bool:
+        """Does the graph hold what entry `seq` did to the layer (nothing to apply here)?"""
+        return seq <= self.held()
+
+    def state_for(self, seq: int) -> BeliefState:
+        """The state entry `seq` applies on: a fresh one reading the graph as of the entry before it when the graph
+        holds that, else the one the entries since the last position it held were applied on. RuntimeError when
+        there is neither (an entry was applied elsewhere, or failed)."""
+        if self.held() >= seq - 1:
+            prepared = self._prepared_base
+            base = prepared[1] if prepared is not None and prepared[0] == seq - 1 else None
+            self._state, self._since, self._base = self._fresh(seq - 1), seq - 1, base
+        elif self._state is None or self._last != seq - 1:
+            raise RuntimeError(f"no belief state as of position {seq - 1}: the graph holds the projections only up "
+                               f"to {self.held()}")
+        self._last = seq - 1  # until the entry is applied whole: a failure midway leaves no state to go on from
+        state, self._state = self._state, None
+        return state
+
+    def applied_on(self, seq: int, state: BeliefState) -> None:
+        """Entry `seq` was applied whole on `state` (from `state_for`): the next entry may go on from it."""
+        self._state, self._last = state, seq
+        self.applied += 1
+
+    def sums(self, before: tuple[int, int], after: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The layer's running sums before and after an entry whose scratch state moved its own sum (what the
+        entries on it changed, from nothing) from `before` to `after`: the store's sum at the state's position,
+        read once (one lookup), plus each."""
+        if self._base is None:
+            self._base = kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, self._since)
+        return _plus(self._base, before), _plus(self._base, after)
+
+    def plan(self, op: str, payload: dict[str, Any], head: int) -> Draft:
+        """A belief request's draft (or its refusal) on the layer as of `head`, the journal's head: on what it reads
+        of the graph, or, while the graph is behind the head (a bulk load's batch in flight), on the scratch state
+        the entries ahead of it were applied on."""
+        if self.held() >= head:
+            return self._fresh(head).plan(op, payload)
+        if self._state is None or self._last != head:
+            raise RuntimeError(f"no belief state as of position {head}: the graph holds the projections only up to "
+                               f"{self.held()}")
+        return self._state.plan(op, payload)
+
+    def prepare(self, entry: Entry) -> None:
+        """Read what applying this landed entry on the graph as of the entry before it reads, now (a writer's step
+        off the event loop: Journal.write_steps), by applying it on a state of its own that is then dropped: its
+        application proper reads it again from what is kept (`_fresh`); and the layer's running sum there, which
+        the application reads when the entry moves it. Changes no state."""
+        if self.held() >= entry.seq - 1:
+            self._fresh(entry.seq - 1).apply(entry)
+            upto = entry.seq - 1
+            self._prepared_base = upto, kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, upto)
+
+    def _fresh(self, upto: int) -> BeliefState:
+        # One source a position: a write's plan, what its preparation read and its application read as of the same
+        # one (its head), so the application reads nothing they read. What the graph held at a position never
+        # changes, and a state holds copies of what it was given (partial_write), so what is kept stays true.
+        source = self._source
+        if source is None or source.upto != upto:
+            source = self._source = BeliefWritePartsFromGraph(self.graph, upto)
+        return write_state(Reader(source.answer, Fetched()))
+
+
+def _plus(base: tuple[int, int], moved: tuple[int, int]) -> tuple[int, int]:
+    return (base[0] + moved[0]) % MODULUS, base[1] + moved[1]
