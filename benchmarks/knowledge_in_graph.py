@@ -1,5 +1,6 @@
-"""A service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph) against one that holds it in memory:
-its start, its memory, and the cost of a knowledge write, on the same store.
+"""A service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph), and one that holds no belief layer
+either (and GRAPH_SERVICE_BELIEFS=graph), against one that holds both in memory: its start, its memory, and the
+cost of a knowledge write and a belief write, on the same store.
 
     .venv/bin/python -m benchmarks.knowledge_in_graph [--sizes 10000] [--rounds 3] [--writes 40]
 
@@ -7,10 +8,12 @@ For each size a store of the realistic mix (benchmarks.service_shape.mix) is bul
 round, each mode opens its own copy of that store in a process of its own (the two modes interleaved, the order
 alternating by round): the start (Service.start: the replay, after the embedded server has loaded), the
 process's RSS after it, and `--writes` knowledge writes in process, each timed: a fact derived from two recent
-items, and the retraction of a live item (with what rests on it). And the public bulk path in each mode: the
+items, and the retraction of a live item (with what rests on it); and as many belief writes: evidence added to a
+belief the mix made. And the public bulk path in each mode: the
 store's journal exported once (`graph_service export`), then loaded into an empty store by `graph_service load`
 in each mode, interleaved likewise: entries a second and the loading process's peak RSS. Medians over the
-rounds, and the ratio graph / memory of each, measured in the same run.
+rounds, and the ratio of each mode's to the memory mode's, measured in the same run. The modes: `memory`, `graph`
+(the knowledge state in the graph) and `graph+beliefs` (the belief layer too).
 """
 
 from __future__ import annotations
@@ -35,7 +38,18 @@ from graph_service.config import Settings
 from graph_service.knowledge import planning
 from graph_service.service import Service
 
-MODES = ("memory", "graph")
+MODES = ("memory", "graph", "graph+beliefs")
+
+
+def settings_of(mode: str) -> dict[str, str]:
+    """The Settings fields of a mode: where the knowledge state and the belief layer are held."""
+    return {"knowledge": "memory" if mode == "memory" else "graph",
+            "beliefs": "graph" if mode == "graph+beliefs" else "memory"}
+
+
+def env_of(mode: str) -> dict[str, str]:
+    held = settings_of(mode)
+    return {"GRAPH_SERVICE_KNOWLEDGE": held["knowledge"], "GRAPH_SERVICE_BELIEFS": held["beliefs"]}
 
 
 def rss_mb() -> float:
@@ -48,16 +62,19 @@ def rss_mb() -> float:
 
 def child(mode: str, data: Path, writes: int) -> dict[str, Any]:
     """Open the store in `mode`, time its start, then `writes` adds and as many retractions, each timed (ms)."""
-    service = Service.connect(Settings(data_dir=data, knowledge=mode))
+    service = Service.connect(Settings(data_dir=data, **settings_of(mode)))
     try:
         started = time.perf_counter()
         service.start()
         start_s = time.perf_counter() - started
-        assert service.knowledge_in_graph == (mode == "graph")
+        assert service.knowledge_in_graph == (mode != "memory")
+        assert service.beliefs_in_graph == (mode == "graph+beliefs")
         rss = rss_mb()
         ids = [r["id"] for r in service.graph.run("item_ids_upto", {"upto": service.journal.seq})]
-        rng = random.Random(7)  # the same choices in both modes: the stores are the same
-        adds, retractions = [], []
+        beliefs = [f"b{r['seq']}.1" for r in service.graph.run(  # the belief each creation made first
+            "entries_of_op_upto", {"op": "belief.create", "upto": service.journal.seq})]
+        rng = random.Random(7)  # the same choices in every mode: the stores are the same
+        adds, retractions, evidence = [], [], []
         for i in range(writes):
             live = [x for x in ids[-400:] if service.state.item_status(x) not in (None, "retracted")]
             raw = {"kind": "fact", "body": {"s": f"bench-{i}", "r": "colour", "o": "v1"}, "source": "person",
@@ -71,8 +88,14 @@ def child(mode: str, data: Path, writes: int) -> dict[str, Any]:
             service.journal.write("bench", lambda target=target: service.plan_knowledge(
                 lambda k: planning.plan_retract(k, target, "benchmark")))
             retractions.append((time.perf_counter() - t) * 1e3)
+            row = {"belief": rng.choice(beliefs), "weight": 0.6, "family": f"bench-{i % 5}",
+                   "direction": rng.choice(("for", "against"))}
+            t = time.perf_counter()
+            service.journal.write("bench", lambda row=row: service.plan_beliefs("evidence.add", row))
+            evidence.append((time.perf_counter() - t) * 1e3)
         return {"start_s": start_s, "rss_mb": rss, "add_ms": statistics.median(adds),
-                "retract_ms": statistics.median(retractions), "retract_p90_ms": _p90(retractions)}
+                "retract_ms": statistics.median(retractions), "retract_p90_ms": _p90(retractions),
+                "evidence_ms": statistics.median(evidence)}
     finally:
         service.close()
 
@@ -94,7 +117,7 @@ def build(size: int, root: Path, seed: int) -> Path:
 
 def cli(data: Path, mode: str, *args: str) -> subprocess.CompletedProcess[str]:
     """`graph_service ARGS` on the store in `data`, the knowledge in `mode`; raises if it fails."""
-    env = {**os.environ, "GRAPH_SERVICE_DATA": str(data), "GRAPH_SERVICE_KNOWLEDGE": mode}
+    env = {**os.environ, "GRAPH_SERVICE_DATA": str(data), **env_of(mode)}
     out = subprocess.run([sys.executable, "-m", "graph_service", *args], env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"graph_service {' '.join(args)} failed:\n{out.stderr[-3000:]}")
@@ -104,7 +127,7 @@ def cli(data: Path, mode: str, *args: str) -> subprocess.CompletedProcess[str]:
 def load_child(mode: str, exported: Path, data: Path) -> dict[str, Any]:
     """`graph_service load` in `mode` into the empty store `data`, run in this process (the command's own code,
     its output sent to stderr): entries a second, and this process's peak RSS (the embedded server is another)."""
-    os.environ.update({"GRAPH_SERVICE_DATA": str(data), "GRAPH_SERVICE_KNOWLEDGE": mode})
+    os.environ.update({"GRAPH_SERVICE_DATA": str(data), **env_of(mode)})
     from graph_service import cli as command
 
     started = time.perf_counter()
@@ -123,7 +146,7 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> None:
     cli(built, "memory", "export", "--output", str(exported))
     got: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
     for round_no in range(args.rounds):
-        for mode in (MODES if round_no % 2 == 0 else MODES[::-1]):
+        for mode in MODES[round_no % len(MODES):] + MODES[:round_no % len(MODES)]:  # each first in turn
             into = root / f"load-{mode}-{round_no}"
             out = subprocess.run([sys.executable, "-m", "benchmarks.knowledge_in_graph", "--load-child", mode,
                                   str(exported), str(into)], capture_output=True, text=True)
@@ -139,13 +162,17 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> None:
                 raise RuntimeError(f"the {mode} child failed:\n{out.stderr[-3000:]}")
             got[mode].append({**json.loads(out.stdout.strip().splitlines()[-1]), **loading})
             shutil.rmtree(copy, ignore_errors=True)
-    print(f"{size:,} entries, {args.rounds} rounds, {args.writes} adds and {args.writes} retractions a round "
-          "(medians over the rounds; graph / memory):")
+    print(f"{size:,} entries, {args.rounds} rounds, {args.writes} adds, retractions and evidence rows a round "
+          "(medians over the rounds; each mode / memory):")
     for figure, unit in (("start_s", "s"), ("rss_mb", "MB"), ("add_ms", "ms"), ("retract_ms", "ms"),
-                         ("retract_p90_ms", "ms"), ("load_per_s", "/s"), ("load_peak_rss_mb", "MB")):
+                         ("retract_p90_ms", "ms"), ("evidence_ms", "ms"), ("load_per_s", "/s"),
+                         ("load_peak_rss_mb", "MB")):
         memory = statistics.median(r[figure] for r in got["memory"])
-        graph = statistics.median(r[figure] for r in got["graph"])
-        print(f"  {figure:15} memory {memory:9.2f} {unit:2}  graph {graph:9.2f} {unit:2}  {graph / memory:6.2f}x")
+        line = f"  {figure:16} memory {memory:9.2f} {unit:2}"
+        for mode in MODES[1:]:
+            value = statistics.median(r[figure] for r in got[mode])
+            line += f"  {mode} {value:9.2f} {unit:2} {value / memory:6.2f}x"
+        print(line)
 
 
 def main(argv: list[str] | None = None) -> int:
