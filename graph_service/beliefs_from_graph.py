@@ -8,20 +8,76 @@ on in turn, which is the layer as of the last of them (a part none of them touch
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.partial_write import write_state
 from graph_service.beliefs.state import BeliefState
 from graph_service.digest_sum import MODULUS
-from graph_service.domain import Draft
+from graph_service.domain import Applied, Draft
 from graph_service.fingerprint_as_of import kept_sum_upto
 from graph_service.journal.chain import Entry
 from graph_service.partial_reads import Fetched, Reader
 from graph_service.storage.port import GraphPort
 
 BELIEFS_FINGERPRINT = "beliefs"  # the Fingerprint node the layer's running sum is kept on (state.BELIEFS_FINGERPRINT)
+
+RUN_ENTRIES = 4_000
+"""A run ahead of the graph (a bulk load) starts again from what the graph holds by then once it has applied this
+many entries: what it read and what it changed stay bounded (as knowledge_from_graph.RUN_ENTRIES)."""
+
+
+class _Answers:
+    """What a question asked while an entry was applied answered then (StoreState.present), kept: the entry made
+    again on a fresh layer asks the same and must hear the same, whatever was applied since."""
+
+    def __init__(self, ask: Callable[[str, str], bool]) -> None:
+        self.ask, self.given = ask, {}
+
+    def __call__(self, root_kind: str, root_id: str) -> bool:
+        key = (root_kind, root_id)
+        if key not in self.given:
+            self.given[key] = self.ask(root_kind, root_id)
+        return self.given[key]
+
+
+class RecordingLayer(BeliefState):
+    """A scratch layer that keeps each call a store state makes on it (an entry's own application and the effects
+    of other domains' entries), with its arguments as they were then, so that a run started again makes them again,
+    in order, on a fresh layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[int, str, tuple[Any, ...]]] = []
+
+    def apply(self, entry: Entry) -> Applied:
+        self.calls.append((entry.seq, "apply", (entry,)))
+        return super().apply(entry)
+
+    def roots_gone(self, root_kind: str, root_ids: Iterable[str], entry: Entry) -> Applied:
+        ids = list(root_ids)
+        self.calls.append((entry.seq, "roots_gone", (root_kind, ids, entry)))
+        return super().roots_gone(root_kind, ids, entry)
+
+    def roots_back(self, root_kind: str, root_ids: Iterable[str], entry: Entry,
+                   present: Callable[[str, str], bool]) -> Applied:
+        ids, answers = list(root_ids), _Answers(present)
+        self.calls.append((entry.seq, "roots_back", (root_kind, ids, entry, answers)))
+        return super().roots_back(root_kind, ids, entry, answers)
+
+    def evidence_from_statement(self, specs: Iterable[dict[str, Any]], entry: Entry) -> Applied:
+        given = list(specs)
+        self.calls.append((entry.seq, "evidence_from_statement", (copy.deepcopy(given), entry)))
+        return super().evidence_from_statement(given, entry)
+
+    def make_again(self, calls: Iterable[tuple[int, str, tuple[Any, ...]]]) -> None:
+        """Make these calls (another layer's) on this one, in order, as they were made there."""
+        for _, name, args in calls:
+            if name == "evidence_from_statement":  # the specs are annotated as they are applied: a copy each time
+                args = (copy.deepcopy(args[0]), args[1])
+            getattr(self, name)(*args)
 
 
 class BeliefsFromGraph:
@@ -37,6 +93,8 @@ class BeliefsFromGraph:
         self._since = 0  # the position the graph held when the state was made: what it reads is as of it
         self._base: tuple[int, int] | None = None  # the layer's running sum there, once read
         self._prepared_base: tuple[int, tuple[int, int]] | None = None  # (position, the sum there), read ahead
+        self._run_applied = 0  # entries applied on the state since it was made (those made again included)
+        self.restarts = 0  # runs started again from what the graph held
 
     def reset(self) -> None:
         """Forget the scratch state (a replay from the start follows)."""
@@ -53,18 +111,36 @@ class BeliefsFromGraph:
         if self.held() >= seq - 1:
             prepared = self._prepared_base
             base = prepared[1] if prepared is not None and prepared[0] == seq - 1 else None
-            self._state, self._since, self._base = self._fresh(seq - 1), seq - 1, base
+            self._state, self._since, self._base, self._run_applied = self._fresh(seq - 1), seq - 1, base, 0
         elif self._state is None or self._last != seq - 1:
             raise RuntimeError(f"no belief state as of position {seq - 1}: the graph holds the projections only up "
                                f"to {self.held()}")
+        else:
+            self._go_on(self._state)
         self._last = seq - 1  # until the entry is applied whole: a failure midway leaves no state to go on from
         state, self._state = self._state, None
         return state
+
+    def _go_on(self, run: BeliefState) -> None:
+        """A run goes on past what the graph holds: it forgets the calls of the entries the graph holds by now, and
+        past RUN_ENTRIES, once the graph holds more of it, starts again from there, making again on a fresh layer
+        the calls of the entries past it (a few batches of a load) so that what it holds stays bounded."""
+        held = self.held()
+        assert isinstance(run, RecordingLayer)
+        if run.calls and run.calls[0][0] <= held:
+            run.calls = [call for call in run.calls if call[0] > held]
+        if self._run_applied >= RUN_ENTRIES and held > self._since:
+            again = self._fresh(held)
+            again.make_again(run.calls)
+            self._state, self._since, self._base = again, held, None
+            self._run_applied = len({call[0] for call in run.calls})
+            self.restarts += 1
 
     def applied_on(self, seq: int, state: BeliefState) -> None:
         """Entry `seq` was applied whole on `state` (from `state_for`): the next entry may go on from it."""
         self._state, self._last = state, seq
         self.applied += 1
+        self._run_applied += 1
 
     def sums(self, before: tuple[int, int], after: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
         """The layer's running sums before and after an entry whose scratch state moved its own sum (what the
@@ -95,14 +171,16 @@ class BeliefsFromGraph:
             upto = entry.seq - 1
             self._prepared_base = upto, kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, upto)
 
-    def _fresh(self, upto: int) -> BeliefState:
+    def _fresh(self, upto: int) -> RecordingLayer:
         # One source a position: a write's plan, what its preparation read and its application read as of the same
         # one (its head), so the application reads nothing they read. What the graph held at a position never
         # changes, and a state holds copies of what it was given (partial_write), so what is kept stays true.
         source = self._source
         if source is None or source.upto != upto:
             source = self._source = BeliefWritePartsFromGraph(self.graph, upto)
-        return write_state(Reader(source.answer, Fetched()))
+        fresh = write_state(Reader(source.answer, Fetched()), layer=RecordingLayer)
+        assert isinstance(fresh, RecordingLayer)
+        return fresh
 
 
 def _plus(base: tuple[int, int], moved: tuple[int, int]) -> tuple[int, int]:

@@ -109,11 +109,11 @@ def links_of(belief_id: str, own_rows: Iterable[EvidenceRow], rows_on_it: Iterab
     return partners, links
 
 
-def cascade_state(reader: Reader) -> BeliefState:
-    """A belief state whose records, rows, tallies, links and rows by root are read through `reader` as the
-    cascade asks for them (BeliefState.roots_gone, roots_back, settle); the rest has no reader (NeedMore).
+def cascade_state(reader: Reader, layer: type[BeliefState] = BeliefState) -> BeliefState:
+    """A belief state (a `layer`) whose records, rows, tallies, links and rows by root are read through `reader` as
+    the cascade asks for them (BeliefState.roots_gone, roots_back, settle); the rest has no reader (NeedMore).
     Its running fingerprint counts only the changes made on it."""
-    state = BeliefState()
+    state = layer()
     state.beliefs = PartialMap(BELIEFS, reader)
     state.rows = PartialMap(ROWS, reader)
     state._by_root = PartialMap(BY_ROOT, reader, _as_list)

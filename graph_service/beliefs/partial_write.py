@@ -125,11 +125,12 @@ def _copied(value: Any) -> Any:
     return None if value is None else copy.deepcopy(value)
 
 
-def write_state(reader: Reader, base: tuple[int, int] = (0, 0)) -> BeliefState:
-    """A belief state on which any entry of the layer applies, and any of its requests plans, as on the whole
-    layer at the same position, reading through `reader` only what the rules touch; `base`: the store's running
-    fingerprint sum (digest sum, count) there."""
-    state = cascade_state(reader)
+def write_state(reader: Reader, base: tuple[int, int] = (0, 0), layer: type[BeliefState] = BeliefState
+                ) -> BeliefState:
+    """A belief state (a `layer`) on which any entry of the layer applies, and any of its requests plans, as on the
+    whole layer at the same position, reading through `reader` only what the rules touch; `base`: the store's
+    running fingerprint sum (digest sum, count) there."""
+    state = cascade_state(reader, layer)
     for records in (state.beliefs, state.rows, state._tallies, state._partners, state.links):
         records.convert = _copied  # type: ignore[attr-defined]
     state._by_text = BlindList(TEXT, reader)

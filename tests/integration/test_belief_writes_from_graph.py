@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
+from graph_service import beliefs_from_graph
 from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.partial_write import write_state
 from graph_service.beliefs.state import OPS, BeliefState
@@ -107,11 +108,14 @@ def test_a_subject_moved_by_a_merge_is_read_with_its_entity_then(backend: Backen
 
 @pytest.mark.parametrize("knowledge", ["memory", "graph"])
 def test_a_bulk_load_into_a_service_holding_no_belief_layer_writes_what_the_whole_layer_writes(
-        backend: Backend, tmp_path: Path, knowledge: str) -> None:
+        backend: Backend, tmp_path: Path, knowledge: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bulk load applies each batch while the one before it is appended, so the graph does not hold the entry
     before it: the entries go on the scratch layer the entries since the last position the graph held were applied
-    on (beliefs_from_graph). Loaded so, in small batches, a history of the realistic mix with belief writes of every
-    kind gives the graph and the fingerprints the service holding the whole layer gave it, and verifies."""
+    on (beliefs_from_graph), which starts again from what the graph holds after RUN_ENTRIES of them (here 40),
+    making again the calls of those past it. Loaded so, in small batches, a history of the realistic mix with belief
+    writes of every kind gives the graph and the fingerprints the service holding the whole layer gave it, and
+    verifies."""
+    monkeypatch.setattr(beliefs_from_graph, "RUN_ENTRIES", 40)
     query = "MATCH (b:Belief) RETURN b.id, b.status, b.confidence, b.version, b.entity"
     whole = Service.open(backend.settings())
     try:
@@ -134,6 +138,7 @@ def test_a_bulk_load_into_a_service_holding_no_belief_layer_writes_what_the_whol
         assert service.journal.import_entries(entries, batch_size=17) == len(entries)
         taken = service.state.beliefs_taken
         assert isinstance(taken, BeliefsFromGraph) and taken.applied == len(entries)
+        assert taken.restarts >= len(entries) // 200, taken.restarts  # the run started again, many times
         # What is held of the layer is the scratch state of the entries past what the graph held, read as asked.
         assert isinstance(service.state.beliefs.beliefs, PartialMap)
         assert service.fingerprints() == fingerprints
