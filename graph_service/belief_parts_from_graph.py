@@ -69,6 +69,10 @@ class BeliefPartsFromGraph:
             raise ValueError(f"{part!r} is not a part of the belief layer")
         return self._sent
 
+    def forget(self) -> None:
+        """Forget what was read: for a source whose reader's states hold what it gave them (they read no key twice)."""
+        self._parts.clear()
+
     def _put(self, part: str, key: Hashable, value: Any) -> None:
         """Keep what was read at `key` of `part` and send it with this answer; what was read first stays."""
         if key not in self._parts[part]:

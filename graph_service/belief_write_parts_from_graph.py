@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
-from fractions import Fraction
 from typing import Any
 
 from graph_service.belief_parts_from_graph import BeliefPartsFromGraph
 from graph_service.beliefs.as_of import props_then
+from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
+from graph_service.beliefs.corrections import DO_NOT_INFER_JACCARD
 from graph_service.beliefs.entities import EntityRegistry
 from graph_service.beliefs.partial import ROWS, creation_order, row_of_props
 from graph_service.beliefs.partial_write import (
@@ -29,10 +30,11 @@ from graph_service.beliefs.partial_write import (
     SIMILAR_PATTERNS,
     SUBJECT,
     TEXT,
+    similar_key,
 )
 from graph_service.beliefs.projecting import inaccurate_root_id
 from graph_service.beliefs.records import Pattern
-from graph_service.beliefs.text import probe_without_counts, signature
+from graph_service.beliefs.text import probe_size, signature
 from graph_service.storage.port import GraphPort
 
 CORRECT = "belief.correct"
@@ -60,8 +62,8 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
         self.statements = 0  # the write's own parts' statements (a test counts them)
 
     def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
-        readers = {TEXT: self._by_text, SUBJECT: self._about, SIMILAR_BELIEFS: self._similar_beliefs,
-                   SIMILAR_PATTERNS: self._similar_patterns, INACCURATE: self._inaccurate, ENTITY: self._entity,
+        readers = {TEXT: self._by_text, SUBJECT: self._about, SIMILAR_BELIEFS: self._near_matches,
+                   SIMILAR_PATTERNS: self._near_matches, INACCURATE: self._inaccurate, ENTITY: self._entity,
                    ENTITIES: self._entities}
         if part == ROWS and key not in self._parts[ROWS]:  # a row named by a request, read with its belief
             self._sent = defaultdict(dict)
@@ -101,18 +103,21 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
         rows = self._run("beliefs_about_upto", {"subjects": [key]})
         self._put(SUBJECT, key, sorted((r["id"] for r in rows), key=creation_order) or None)
 
-    def _similar_beliefs(self, key: Any) -> None:
-        tokens, threshold = key
-        rows = self._run("beliefs_with_tokens_upto", {"tokens": _probe(tokens, threshold)})
-        self._put(SIMILAR_BELIEFS, key, {r["id"]: signature(r["proposition"]).tokens for r in rows})
-
-    def _similar_patterns(self, key: Any) -> None:
-        tokens, threshold = key
-        rows = self._run("patterns_with_tokens_upto", {"tokens": _probe(tokens, threshold)})
-        patterns = [Pattern(r["id"], r["proposition"], signature(r["proposition"]), r["seq"], r["by"]) for r in rows]
+    def _near_matches(self, key: Any) -> None:
+        """The near matches of the key's words among the beliefs (at the contradiction threshold) and the patterns (at
+        the do-not-infer one), in one statement: a creation reads both, for the same proposition."""
+        tokens, _ = key
+        words = frozenset(tokens)
+        rows = self._run("near_matches_upto", {"tokens": list(tokens),
+                                               "probe_beliefs": probe_size(words, CONTRADICTION_JACCARD),
+                                               "probe_patterns": probe_size(words, DO_NOT_INFER_JACCARD)})
+        patterns = [Pattern(r["id"], r["proposition"], signature(r["proposition"]), r["seq"], r["by"])
+                    for r in rows if r["label"] == "Pattern"]
         for pattern in patterns:
             self._put(PATTERNS, pattern.id, pattern)
-        self._put(SIMILAR_PATTERNS, key, {p.id: p.signature.tokens for p in patterns})
+        self._put(SIMILAR_PATTERNS, similar_key(words, DO_NOT_INFER_JACCARD), {p.id: p.signature for p in patterns})
+        self._put(SIMILAR_BELIEFS, similar_key(words, CONTRADICTION_JACCARD),
+                  {r["id"]: signature(r["proposition"]) for r in rows if r["label"] == "Belief"})
 
     def _inaccurate(self, key: Any) -> None:
         root_kind, root_id = key
@@ -129,7 +134,3 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
         payloads = (json.loads(r["payload"]) for r in rows)
         self._put(ENTITIES, REGISTRY, entities_from_corrections(
             p for p in payloads if p.get("kind") in ENTITY_CORRECTIONS))
-
-
-def _probe(tokens: tuple[str, ...], threshold: Fraction) -> list[str]:
-    return probe_without_counts(frozenset(tokens), threshold)

@@ -51,6 +51,8 @@ class RecordingLayer(BeliefState):
     def __init__(self) -> None:
         super().__init__()
         self.calls: list[tuple[int, str, tuple[Any, ...]]] = []
+        self.reader: Reader | None = None  # what it reads through, and from (set by BeliefsFromGraph._fresh)
+        self.source: BeliefWritePartsFromGraph | None = None
 
     def apply(self, entry: Entry) -> Applied:
         self.calls.append((entry.seq, "apply", (entry,)))
@@ -137,7 +139,12 @@ class BeliefsFromGraph:
             self.restarts += 1
 
     def applied_on(self, seq: int, state: BeliefState) -> None:
-        """Entry `seq` was applied whole on `state` (from `state_for`): the next entry may go on from it."""
+        """Entry `seq` was applied whole on `state` (from `state_for`): the next entry may go on from it. What its
+        reader and source kept of what they read is forgotten: the state holds it, and reads no key twice, so a run
+        holds one copy of what it read, not three."""
+        assert isinstance(state, RecordingLayer) and state.reader is not None and state.source is not None
+        state.reader.fetched.clear()
+        state.source.forget()
         self._state, self._last = state, seq
         self.applied += 1
         self._run_applied += 1
@@ -178,8 +185,10 @@ class BeliefsFromGraph:
         source = self._source
         if source is None or source.upto != upto:
             source = self._source = BeliefWritePartsFromGraph(self.graph, upto)
-        fresh = write_state(Reader(source.answer, Fetched()), layer=RecordingLayer)
+        reader = Reader(source.answer, Fetched())
+        fresh = write_state(reader, layer=RecordingLayer)
         assert isinstance(fresh, RecordingLayer)
+        fresh.reader, fresh.source = reader, source
         return fresh
 
 

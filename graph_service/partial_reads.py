@@ -204,6 +204,13 @@ class DerivedMap(PartialMap):
                 dict.__setitem__(self, key, value)
 
 
+def known_empty(mapping: Mapping[Any, Any], key: Any) -> None:
+    """A rule that just made `key` (a belief) says the part `mapping` holds nothing at it yet: a partial map knows
+    so without reading the store; a whole state's dict, which holds every key, has nothing to do."""
+    if isinstance(mapping, PartialMap):
+        mapping.absorb({key: None})
+
+
 def answer_each(answer: Answer, part: str, keys: Iterable[Any]) -> dict[str, dict[Any, Any]]:
     """`answer` at each of these keys, merged into one answer (an `AnswerMany` from an `Answer`)."""
     found: dict[str, dict[Any, Any]] = {}

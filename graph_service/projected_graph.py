@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any
 
-from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection
+from graph_service.projection import EDGE_KINDS, NODE_LABELS, TOKEN_COUNTS, Projection
 
 BATCH = 500
 FLUSH_KEYS = 5_000  # nodes and edges folded in memory before they are merged into the database
@@ -105,8 +105,21 @@ class ProjectedGraph:
             self._nodes.setdefault((node.label, node.id), {}).update(node.props)
         for edge in projection.edges:
             self._edges.setdefault((edge.kind, edge.src, edge.dst), (seq, {}))[1].update(edge.props)
+            if edge.rel == "HAS_TOKEN":  # the statement counts them on the word's node (projection.TOKEN_COUNTS)
+                self._count_token(edge.dst, TOKEN_COUNTS[edge.src_label])
         if len(self._nodes) + len(self._edges) >= FLUSH_KEYS:
             self._flush()
+
+    def _count_token(self, token: str, counted: str) -> None:
+        """One more HAS_TOKEN edge into the Token node `token` from the label `counted` counts (each is written once:
+        a belief's or a pattern's words by the entry that made it), on top of what the statement counts it from: 0
+        for each label."""
+        props = self._nodes.setdefault(("Token", token), {})
+        if counted not in props:
+            stored = self._db.execute("SELECT props FROM nodes WHERE label = 'Token' AND id = ?", (token,)).fetchone()
+            held = json.loads(stored[0]) if stored is not None else {}
+            props.update({name: held.get(name, 0) for name in TOKEN_COUNTS.values() if name not in props})
+        props[counted] += 1
 
     def _flush(self) -> None:
         """Merge what is folded in memory into the database, later properties over earlier."""

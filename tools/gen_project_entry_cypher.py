@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from graph_service.projected_graph import ends_param, ids_param
-from graph_service.projection import EDGE_KINDS, NODE_LABELS, PROJECTION_PARTS, edge_param, node_param
+from graph_service.projection import EDGE_KINDS, NODE_LABELS, PROJECTION_PARTS, TOKEN_COUNTS, edge_param, node_param
 
 CYPHER = Path(__file__).resolve().parents[1] / "cypher"
 
@@ -45,6 +45,11 @@ def render(name: str = "project_entries") -> str:
                 "\n// only move the projected position.")
     lines = [HEADER.replace("{part}", part).rstrip("\n")]
     for label in labels:
+        if label == "Token":  # no history (UNCHANGING_LABELS); counts of the edges into it (TOKEN_COUNTS)
+            counts = ", ".join(f"n.{name} = coalesce(n.{name}, 0) + x.counts.{name}" for name in TOKEN_COUNTS.values())
+            lines.append(f"FOREACH (x IN $lists.{node_param(label)} | MERGE (n:{label} {{id: x.id}}) "
+                         f"SET n += x.props, {counts})")
+            continue
         lines.append(
             f"FOREACH (x IN $lists.{node_param(label)} | MERGE (n:{label} {{id: x.id}}) SET n += x.props "
             "FOREACH (g IN x.gone | SET n += g) "

@@ -9,8 +9,9 @@ The parts besides the cascade's, each fetched whole for the key asked (graph_ser
   reads neither unless a rule asks;
 - near matches of a proposition's tokens among the beliefs (`SIMILAR_BELIEFS`) and among the do-not-infer
   patterns (`SIMILAR_PATTERNS`), keyed by (sorted tokens, threshold): a source sends every key whose Jaccard
-  with those tokens may reach the threshold, with its tokens (more than match is fine: the index keeps those
-  that do), and with a pattern its record (`PATTERNS`);
+  with those tokens may reach the threshold, with its signature (more than match is fine: the index keeps those
+  that do), and with a pattern its record (`PATTERNS`); a near match's polarity, which contradiction detection
+  compares first, is its signature's, so a belief that does not contradict is not read;
 - whether a root was marked inaccurate (`INACCURATE`, keyed by (root kind, root id));
 - a subject's entity where an operator merged it (`ENTITY`; absent: the subject is its own), and, for a merge
   or a split of entities, which read the merges made so far, the whole registry (`ENTITIES`, at `REGISTRY`).
@@ -29,7 +30,7 @@ from graph_service.beliefs.entities import EntityRegistry
 from graph_service.beliefs.fingerprint import RunningBeliefFingerprint
 from graph_service.beliefs.partial import cascade_state
 from graph_service.beliefs.state import BeliefState
-from graph_service.beliefs.text import TokenIndex, jaccard
+from graph_service.beliefs.text import Signature, TokenIndex, jaccard
 from graph_service.partial_reads import PartialMap, Reader, _as_list
 
 TEXT, SUBJECT, SIMILAR_BELIEFS, SIMILAR_PATTERNS = "by_text", "by_subject", "similar_beliefs", "similar_patterns"
@@ -66,19 +67,21 @@ class BlindList(PartialMap):
 
 
 class PartialTokenIndex(TokenIndex):
-    """A token index whose near matches are the store's, read at (tokens, threshold) (`part`), and those of the
-    keys added on this state, which are few and checked one by one."""
+    """A token index whose near matches are the store's, read at (tokens, threshold) (`part`: {key: signature}),
+    and those of the keys added on this state (a run's may be thousands), found as a whole index finds them."""
 
     def __init__(self, part: str, reader: Reader | None) -> None:
         super().__init__()
         self.candidates = PartialMap(part, reader)
+        self.signatures: dict[str, Signature] = {}  # of the near matches read so far
 
     def similar(self, tokens: frozenset[str], threshold: Fraction) -> list[str]:
         if not tokens:
             return []
-        found: dict[str, frozenset[str]] = dict(self.candidates.get(similar_key(tokens, threshold)) or {})
-        found.update(self._tokens)
-        return sorted(k for k, held in found.items() if jaccard(tokens, held) >= threshold)
+        read: dict[str, Signature] = self.candidates.get(similar_key(tokens, threshold)) or {}
+        self.signatures.update(read)
+        found = {k for k, held in read.items() if jaccard(tokens, held.tokens) >= threshold}
+        return sorted(found.union(super().similar(tokens, threshold)))  # and those added here, by their postings
 
 
 class PartialSet(PartialMap):
@@ -135,7 +138,13 @@ def write_state(reader: Reader, base: tuple[int, int] = (0, 0), layer: type[Beli
         records.convert = _copied  # type: ignore[attr-defined]
     state._by_text = BlindList(TEXT, reader)
     state._by_subject = BlindList(SUBJECT, reader)
-    state._text_index = PartialTokenIndex(SIMILAR_BELIEFS, reader)
+    text_index = state._text_index = PartialTokenIndex(SIMILAR_BELIEFS, reader)
+
+    def signature_of(belief_id: str) -> Signature:
+        # A near match's signature came with it: its belief is not read to know whether it contradicts.
+        return text_index.signatures.get(belief_id) or state.beliefs[belief_id].signature
+
+    state.signature_of = signature_of  # type: ignore[method-assign]
     state._pattern_index = PartialTokenIndex(SIMILAR_PATTERNS, reader)
     state.patterns = PartialMap(PATTERNS, reader)
     state.inaccurate_roots = PartialSet(INACCURATE, reader)  # type: ignore[assignment]

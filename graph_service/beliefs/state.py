@@ -28,7 +28,7 @@ from graph_service.beliefs.planning import duplicate_key, plan
 from graph_service.beliefs.projecting import project
 from graph_service.beliefs.records import Belief, ContradictionLink, EvidenceRow, Pattern
 from graph_service.beliefs.status import derive_status
-from graph_service.beliefs.text import TokenIndex, signature
+from graph_service.beliefs.text import Signature, TokenIndex, signature
 from graph_service.beliefs.vocabulary import (
     DERIVED_DERIVATIONS,
     FOR,
@@ -40,6 +40,7 @@ from graph_service.beliefs.vocabulary import (
 )
 from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
+from graph_service.partial_reads import known_empty
 from graph_service.projection import EdgeMerge, Projection
 
 OPS = (
@@ -168,6 +169,10 @@ class BeliefState:
                 return self.patterns[pattern_id]
         return None
 
+    def signature_of(self, belief_id: str) -> Signature:
+        """A belief's proposition as words and polarity: what contradiction detection compares."""
+        return self.beliefs[belief_id].signature
+
     def linked(self, a: str, b: str) -> bool:
         link = self.links.get(_pair(a, b))
         return link is not None and link.active
@@ -215,6 +220,8 @@ class BeliefState:
         )
         self.beliefs[belief_id] = belief
         self._tallies[belief_id] = {}
+        known_empty(self._partners, belief_id)  # a new belief contradicts nothing and nothing rests on it yet
+        known_empty(self._by_root, ("belief", belief_id))
         self._text_index.add(belief_id, belief.signature.tokens)
         self._by_text.setdefault(duplicate_key(proposition, subject), []).append(belief_id)
         if subject is not None:
@@ -339,9 +346,7 @@ class BeliefState:
         if not self.is_live(belief):
             return []
         found = []
-        for other_id in contradiction_candidates(
-            belief.signature, self._text_index, lambda k: self.beliefs[k].signature, belief_id
-        ):
+        for other_id in contradiction_candidates(belief.signature, self._text_index, self.signature_of, belief_id):
             other = self.beliefs[other_id]
             if (
                 self.is_live(other)

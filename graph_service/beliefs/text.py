@@ -58,19 +58,6 @@ def probe_size(tokens: frozenset[str], threshold: Fraction) -> int:
     return len(tokens) - math.ceil(threshold * len(tokens)) + 1
 
 
-COMMON_WORDS = frozenset({
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "of", "to", "in", "on", "at", "by", "for", "with",
-    "and", "or", "it", "its", "this", "that", "has", "have", "had", "do", "does", "did", "may", "caused", "can",
-    "will", "as", "from", "there"})
-"""Words most propositions share (an association's "may have caused" among them): a probe that holds no
-count of each word's beliefs (a graph read, beliefs.partial_write) looks them up last."""
-
-
-def probe_without_counts(tokens: frozenset[str], threshold: Fraction) -> list[str]:
-    """The tokens a near-match read looks up when it cannot count each word's postings: the rarest by guess (a
-    common word last, a longer word first). Any `probe_size` of them is exact; the guess only keeps it cheap."""
-    return sorted(tokens, key=lambda t: (t in COMMON_WORDS, -len(t), t))[: probe_size(tokens, threshold)]
-
 
 class TokenIndex:
     """Token → keys, answering "which keys may have Jaccard ≥ t with these tokens" without a scan.

@@ -177,7 +177,7 @@ def test_a_belief_write_holding_no_layer_runs_no_statement_on_the_loop(
         assert any(e["event"] == "contradiction_detected" for e in contradicting.result["events"])
         anyio.run(write, "evidence.add", {"belief": made.result["created"][0], "weight": 0.5, "family": "f3"})
         names = [name for name, _ in ran]
-        assert "beliefs_with_tokens_upto" in names and "append_entry" in names, names  # it read and it wrote
+        assert "near_matches_upto" in names and "append_entry" in names, names  # it read and it wrote
         assert not [name for name, on_loop in ran if on_loop], ran
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)

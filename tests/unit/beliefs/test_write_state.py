@@ -46,7 +46,8 @@ def from_layer(layer: BeliefState, part: str, key: Hashable) -> dict[str, dict[A
     if part in (SIMILAR_BELIEFS, SIMILAR_PATTERNS):
         tokens, threshold = key  # type: ignore[misc]
         index = layer._text_index if part == SIMILAR_BELIEFS else layer._pattern_index
-        found = {k: index.tokens(k) for k in index.similar(frozenset(tokens), threshold)}
+        records = layer.beliefs if part == SIMILAR_BELIEFS else layer.patterns
+        found = {k: records[k].signature for k in index.similar(frozenset(tokens), threshold)}
         extra = {PATTERNS: {k: layer.patterns[k] for k in found}} if part == SIMILAR_PATTERNS else {}
         return {part: {key: found}, **extra}
     if part == PATTERNS:
