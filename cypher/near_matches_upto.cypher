@@ -4,12 +4,15 @@
 // do-not-infer patterns whose proposition has any of the $probe_patterns rarest (by how many patterns use each).
 // Any that many of the words find every near match (text.probe_size); the rarest read the fewest postings.
 // Each once, with the proposition its words come from (and a pattern's record); walked from each word's node.
+// The ranked words are collected ([t] keeps a word no node holds) and sliced, not cut with LIMIT: FalkorDB
+// applied a WHERE after a LIMIT before it, so a word with no node gave its place to a common one.
 UNWIND $tokens AS token
 OPTIONAL MATCH (t:Token {id: token})
 WITH token, t
 ORDER BY coalesce(t.beliefs, 0), token
-LIMIT $probe_beliefs
-WITH t
+WITH collect([t]) AS ranked
+UNWIND ranked[..$probe_beliefs] AS chosen
+WITH chosen[0] AS t
 WHERE t IS NOT NULL
 MATCH (t)<-[:HAS_TOKEN]-(b:Belief)
 WITH DISTINCT b
@@ -20,8 +23,9 @@ UNWIND $tokens AS token
 OPTIONAL MATCH (t:Token {id: token})
 WITH token, t
 ORDER BY coalesce(t.patterns, 0), token
-LIMIT $probe_patterns
-WITH t
+WITH collect([t]) AS ranked
+UNWIND ranked[..$probe_patterns] AS chosen
+WITH chosen[0] AS t
 WHERE t IS NOT NULL
 MATCH (t)<-[:HAS_TOKEN]-(p:Pattern)
 WITH DISTINCT p

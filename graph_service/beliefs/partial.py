@@ -109,6 +109,24 @@ def links_of(belief_id: str, own_rows: Iterable[EvidenceRow], rows_on_it: Iterab
     return partners, links
 
 
+class BlindList(PartialMap):
+    """An index of ids by a key, in the order they were made, that a creation appends to without reading it:
+    an append to a key not read yet goes into a list of its own, put after the store's when the key is read
+    (what this state makes is newer than anything the store held)."""
+
+    def __init__(self, part: str, reader: Reader | None) -> None:
+        super().__init__(part, reader, _as_list)
+        self._blind: dict[Any, list[Any]] = {}
+
+    def absorb(self, found: Mapping[Any, Any]) -> None:
+        super().absorb({k: [*(v or ()), *self._blind.pop(k, [])] for k, v in found.items() if k not in self.known})
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self.known:
+            return self._blind.setdefault(key, [] if default is None else default)
+        return super().setdefault(key, default)
+
+
 def cascade_state(reader: Reader, layer: type[BeliefState] = BeliefState) -> BeliefState:
     """A belief state (a `layer`) whose records, rows, tallies, links and rows by root are read through `reader` as
     the cascade asks for them (BeliefState.roots_gone, roots_back, settle); the rest has no reader (NeedMore).
@@ -116,7 +134,7 @@ def cascade_state(reader: Reader, layer: type[BeliefState] = BeliefState) -> Bel
     state = layer()
     state.beliefs = PartialMap(BELIEFS, reader)
     state.rows = PartialMap(ROWS, reader)
-    state._by_root = PartialMap(BY_ROOT, reader, _as_list)
+    state._by_root = BlindList(BY_ROOT, reader)  # a new row on a root is appended blind: read only by a cascade
     state._tallies = PartialMap(TALLIES, reader)
     state._partners = PartialMap(PARTNERS, reader)
     state.links = PartialMap(LINKS, reader)

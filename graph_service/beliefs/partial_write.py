@@ -22,16 +22,16 @@ reports the sum after it as the whole layer's does.
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any
 
 from graph_service.beliefs.entities import EntityRegistry
 from graph_service.beliefs.fingerprint import RunningBeliefFingerprint
-from graph_service.beliefs.partial import cascade_state
+from graph_service.beliefs.partial import BlindList, cascade_state
 from graph_service.beliefs.state import BeliefState
 from graph_service.beliefs.text import Signature, TokenIndex, jaccard
-from graph_service.partial_reads import PartialMap, Reader, _as_list
+from graph_service.partial_reads import PartialMap, Reader
 
 TEXT, SUBJECT, SIMILAR_BELIEFS, SIMILAR_PATTERNS = "by_text", "by_subject", "similar_beliefs", "similar_patterns"
 PATTERNS, INACCURATE, ENTITY, ENTITIES = "patterns", "inaccurate", "entity", "entities"
@@ -46,24 +46,6 @@ SimilarKey = tuple[tuple[str, ...], Fraction]
 def similar_key(tokens: frozenset[str], threshold: Fraction) -> SimilarKey:
     """The key a near-match read of these tokens at this threshold is fetched at."""
     return tuple(sorted(tokens)), threshold
-
-
-class BlindList(PartialMap):
-    """An index of ids by a key, in the order they were made, that a creation appends to without reading it:
-    an append to a key not read yet goes into a list of its own, put after the store's when the key is read
-    (what this state makes is newer than anything the store held)."""
-
-    def __init__(self, part: str, reader: Reader | None) -> None:
-        super().__init__(part, reader, _as_list)
-        self._blind: dict[Any, list[Any]] = {}
-
-    def absorb(self, found: Mapping[Any, Any]) -> None:
-        super().absorb({k: [*(v or ()), *self._blind.pop(k, [])] for k, v in found.items() if k not in self.known})
-
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        if key not in self.known:
-            return self._blind.setdefault(key, [] if default is None else default)
-        return super().setdefault(key, default)
 
 
 class PartialTokenIndex(TokenIndex):

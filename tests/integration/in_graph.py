@@ -1,19 +1,26 @@
 """A client of the API on a service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph), for the
 modules that run the API's tests again that way: afterwards the store, opened the same way, verifies (the
-graph holds exactly what a replay of the journal gives, every write's projection included)."""
+graph holds exactly what a replay of the journal gives, every write's projection included). And a write made as
+the API makes one on such a service, with the statements it ran and on which thread."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
+import anyio
 import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from graph_service.beliefs.state import BeliefState
 from graph_service.config import Settings
+from graph_service.domain import Draft
+from graph_service.journal.steps import run_steps_waiting
+from graph_service.journal.store import WriteResult
 from graph_service.service import Service
 
 
@@ -47,3 +54,28 @@ def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, know
         assert report.ok, (report.chain, report.projection_difference)
     finally:
         service.close()
+
+
+def statements_recorded(service: Service, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """Every statement the service's graph runs from now on: its name, and whether it ran on this thread (the event
+    loop's, for `write_off_the_loop`)."""
+    ran: list[tuple[str, bool]] = []
+    loop_thread = threading.get_ident()
+    run = service.graph.run
+
+    def recorded(name: str, *args: Any, **kwargs: Any) -> Any:
+        ran.append((name, threading.get_ident() == loop_thread))
+        return run(name, *args, **kwargs)
+
+    monkeypatch.setattr(service.graph, "run", recorded)
+    return ran
+
+
+def write_off_the_loop(service: Service, plan: Callable[[], Draft]) -> WriteResult:
+    """A write as the API makes one on a service that plans on what it reads of the graph: the plan and every round
+    trip in worker threads, the rest on the loop (api/context.journal_write)."""
+    async def write() -> WriteResult:
+        steps = service.journal.write_steps("ann", plan, plan_off_loop=True)
+        return await run_steps_waiting(steps, anyio.to_thread.run_sync)
+
+    return anyio.run(write)

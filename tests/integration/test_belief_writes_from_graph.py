@@ -8,26 +8,26 @@ replay projects: verify passes."""
 from __future__ import annotations
 
 import random
-import threading
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from graph_service import beliefs_from_graph
 from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
-from graph_service.beliefs.partial_write import write_state
+from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
+from graph_service.beliefs.partial_write import SIMILAR_BELIEFS, similar_key, write_state
 from graph_service.beliefs.state import OPS, BeliefState
+from graph_service.beliefs.text import signature
 from graph_service.beliefs_from_graph import BeliefsFromGraph
 from graph_service.errors import UserError
-from graph_service.journal.steps import run_steps_waiting
 from graph_service.partial_reads import Fetched, PartialMap, Reader
 from graph_service.projection import KEEPS_BELIEF_WRITES
 from graph_service.service import Service
 from tests.backends import Backend
+from tests.integration.in_graph import statements_recorded, write_off_the_loop
 from tests.integration.test_beliefs_as_of import written_history
-from tests.unit.beliefs.test_write_state import request, same_applied
+from tests.unit.beliefs.test_write_state import request, same_applied, same_plan
 
 
 def _from_graph(service: Service, upto: int, base: tuple[int, int]) -> tuple[BeliefState, BeliefWritePartsFromGraph]:
@@ -45,15 +45,10 @@ def test_a_belief_write_on_what_it_reads_of_the_graph_is_the_whole_layers(backen
         for n in range(120):
             op, payload = request(layer, rng, n)
             scratch, _ = _from_graph(service, service.journal.seq, layer.running_fingerprint.sum())
-            try:
-                draft = layer.plan(op, payload)
-            except UserError as refusal:
-                with pytest.raises(type(refusal)) as also:
-                    scratch.plan(op, payload)
-                assert str(also.value) == str(refusal)
+            draft = same_plan(layer, scratch, op, payload)
+            if draft is None:
                 refused += 1
                 continue
-            assert scratch.plan(op, payload) == draft, (op, payload)
             service.journal.write("ann", lambda draft=draft: draft)
             planned += 1
         assert planned > 60 and refused > 5, (planned, refused)
@@ -158,28 +153,38 @@ def test_a_belief_write_holding_no_layer_runs_no_statement_on_the_loop(
         made = service.journal.write("ann", lambda: service.plan_beliefs(
             "belief.create", {"proposition": "the pump is cold", "subject": "pump",
                               "evidence": [{"weight": 0.8, "family": "f1"}]}))
-        ran: list[tuple[str, bool]] = []
-        loop_thread = threading.get_ident()
-        run = service.graph.run
-
-        def recorded(name: str, *args: Any, **kwargs: Any) -> Any:
-            ran.append((name, threading.get_ident() == loop_thread))
-            return run(name, *args, **kwargs)
-
-        monkeypatch.setattr(service.graph, "run", recorded)
-
-        async def write(op: str, payload: dict[str, Any]) -> Any:
-            steps = service.journal.write_steps("ann", lambda: service.plan_beliefs(op, payload), plan_off_loop=True)
-            return await run_steps_waiting(steps, anyio.to_thread.run_sync)
-
-        contradicting = anyio.run(write, "belief.create", {"proposition": "the pump is not cold", "subject": "pump",
-                                                           "evidence": [{"weight": 0.6, "family": "f2"}]})
+        ran = statements_recorded(service, monkeypatch)
+        contradicting = write_off_the_loop(service, lambda: service.plan_beliefs("belief.create", {
+            "proposition": "the pump is not cold", "subject": "pump", "evidence": [{"weight": 0.6, "family": "f2"}]}))
         assert any(e["event"] == "contradiction_detected" for e in contradicting.result["events"])
-        anyio.run(write, "evidence.add", {"belief": made.result["created"][0], "weight": 0.5, "family": "f3"})
+        write_off_the_loop(service, lambda: service.plan_beliefs(
+            "evidence.add", {"belief": made.result["created"][0], "weight": 0.5, "family": "f3"}))
         names = [name for name, _ in ran]
         assert "near_matches_upto" in names and "append_entry" in names, names  # it read and it wrote
         assert not [name for name, on_loop in ran if on_loop], ran
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+def test_a_near_match_read_reads_the_postings_of_the_rarest_words(backend: Backend) -> None:
+    """Any `probe_size` of a proposition's words find every near match; the read looks up the rarest (the counts
+    the projection statement keeps on the Token nodes), so 'claim 7' among thirty 'claim <n>' reads the beliefs
+    holding '7', not the thirty holding 'claim'; and a word no belief holds is rarer still."""
+    service = Service.open(backend.settings())
+    try:
+        for n in range(30):
+            service.journal.write("ann", lambda n=n: service.state.beliefs.plan(
+                "belief.create", {"proposition": f"claim {n}"}))
+        counts = dict(backend.raw(service.graph, "MATCH (t:Token) RETURN t.id, t.beliefs"))
+        assert counts["claim"] == 30 and counts["7"] == 1
+        source = BeliefWritePartsFromGraph(service.graph, service.journal.seq)
+        seven = service.state.beliefs.find_belief("claim 7", None)
+        assert seven is not None
+        for proposition, found in (("claim 7", {seven.id}), ("claim 99", set()), ("not claim 7", {seven.id})):
+            words = signature(proposition).tokens
+            read = source.answer(SIMILAR_BELIEFS, similar_key(words, CONTRADICTION_JACCARD))[SIMILAR_BELIEFS]
+            assert set(read[similar_key(words, CONTRADICTION_JACCARD)]) == found, proposition
     finally:
         service.close()

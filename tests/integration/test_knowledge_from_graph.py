@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from graph_service import knowledge_from_graph
@@ -24,7 +22,6 @@ from graph_service.domain import Draft
 from graph_service.errors import JournalBroken, UserError
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import plan_note
-from graph_service.journal.steps import run_steps_waiting
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, several_operations
@@ -34,6 +31,7 @@ from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
 from graph_service.state import StoreState, TakenOperation, replay, status_changes
 from tests.backends import Backend
+from tests.integration.in_graph import statements_recorded, write_off_the_loop
 from tests.integration.knowledge_histories import write_knowledge_history
 from tests.knowledge_applies import differences, plain
 
@@ -174,25 +172,11 @@ def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
     try:
         first = service.journal.write("ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(
             k, {"kind": "fact", "body": {"s": "door", "r": "colour", "o": "red"}, "source": "person"}, by="ann")))
-        ran: list[tuple[str, bool]] = []
-        loop_thread = threading.get_ident()
-        run = service.graph.run
-
-        def recorded(name: str, *args: Any, **kwargs: Any) -> Any:
-            ran.append((name, threading.get_ident() == loop_thread))
-            return run(name, *args, **kwargs)
-
-        monkeypatch.setattr(service.graph, "run", recorded)
+        ran = statements_recorded(service, monkeypatch)
         derived = {"kind": "fact", "body": {"s": "door", "r": "paint", "o": "red"}, "source": "person",
                    "derived_from": [first.result["id"]]}
-
-        async def write() -> Any:
-            steps = service.journal.write_steps(
-                "ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(k, derived, by="ann")),
-                plan_off_loop=True)
-            return await run_steps_waiting(steps, anyio.to_thread.run_sync)
-
-        done = anyio.run(write)
+        done = write_off_the_loop(service, lambda: service.plan_knowledge(
+            lambda k: planning.plan_add(k, derived, by="ann")))
         assert done.result["status"] == "active" and service.state.item_status(done.result["id"]) == "active"
         names = [name for name, _ in ran]
         assert "item_reads_upto" in names and "append_entry" in names, names  # it read and it wrote

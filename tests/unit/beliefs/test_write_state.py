@@ -26,7 +26,7 @@ from graph_service.beliefs.partial_write import (
     write_state,
 )
 from graph_service.beliefs.state import BeliefState
-from graph_service.domain import Applied
+from graph_service.domain import Applied, Draft
 from graph_service.errors import UserError
 from graph_service.journal.chain import GENESIS, Entry, seal
 from graph_service.partial_reads import Fetched, NeedMore, Reader
@@ -117,6 +117,20 @@ def request(layer: BeliefState, rng: random.Random, n: int) -> tuple[str, dict[s
          "summary": rng.choice(WORDS) + " " + rng.choice(STATES)} for i in range(rng.randint(2, 3))]}
 
 
+def same_plan(whole: BeliefState, scratch: BeliefState, op: str, payload: dict[str, Any]) -> Draft | None:
+    """The whole layer's draft for the request, which the scratch layer plans too; None when the whole layer
+    refuses it, as the scratch layer then does, in the same words."""
+    try:
+        draft = whole.plan(op, payload)
+    except UserError as refused:
+        with pytest.raises(type(refused)) as also:
+            scratch.plan(op, payload)
+        assert str(also.value) == str(refused)
+        return None
+    assert scratch.plan(op, payload) == draft, (op, payload)
+    return draft
+
+
 def same_applied(got: Applied, expected: Applied) -> None:
     assert got.result == expected.result
     assert got.projection == expected.projection
@@ -138,15 +152,9 @@ def _history(rng: random.Random, seen: dict[str, int]) -> None:
     prev, seq = GENESIS, 0
     for n in range(160):
         op, payload = request(layer, rng, n)
-        state, _ = scratch(layer)
-        try:
-            draft = layer.plan(op, payload)
-        except UserError as refused:
-            with pytest.raises(type(refused)) as also:
-                state.plan(op, payload)
-            assert str(also.value) == str(refused)
+        draft = same_plan(layer, scratch(layer)[0], op, payload)
+        if draft is None:
             continue
-        assert state.plan(op, payload) == draft
         seq += 1
         entry = seal(prev, seq, draft.op, "ann", seq, draft.payload)
         prev = entry.hash
