@@ -372,10 +372,15 @@ def _export(settings: Settings, args: argparse.Namespace) -> int:
             raise UserError("a format-1 store exports only as its journal (--format journal): load that into a "
                             "new store (load --from-format 1) and export from there")
         from graph_service.prov import prov_document, serialize
+        from graph_service.state import replay
 
-        with progress(journal.entries_after(0, limit=service.state.position), desc="export",
-                      total=service.state.position) as entries:
-            document = prov_document(service.state, entries, node=args.node)
+        position = service.state.position
+        # A service holding no knowledge state or belief layer (GRAPH_SERVICE_KNOWLEDGE/BELIEFS=graph) has no
+        # records to describe: the document is made from the journal replayed, as `prov` as of a position is.
+        state = replay(journal.entries_after(0, limit=position)) if (
+            service.knowledge_in_graph or service.beliefs_in_graph) else service.state
+        with progress(journal.entries_after(0, limit=position), desc="export", total=position) as entries:
+            document = prov_document(state, entries, node=args.node)
         _stage(f"export: writing {args.format} ({len(document.get_records())} records)")
         text = serialize(document, args.format)
         out.write(text if text.endswith("\n") else text + "\n")

@@ -208,10 +208,10 @@ class Service:
         prefix), as the sums are the graph's."""
         self.bring_graph_up_to_date()
         # A started service whose replay stopped short of the head (a broken chain) answers from its state, or,
-        # holding no knowledge state, from the graph's sums as of the sound prefix it stopped at.
+        # holding no knowledge state or belief layer, from the graph's sums as of the sound prefix it stopped at.
         if self.journal.keeps_at_least(KEEPS_NOW_READS) and (not self.started or not self.journal.broken):
             return fingerprints_kept(self.graph, self.journal.stored_head()["projected"])  # what the graph holds
-        if self.started and self.knowledge_in_graph:
+        if self.started and (self.knowledge_in_graph or self.beliefs_in_graph):
             return fingerprints_kept(self.graph, self.journal.seq)
         if not self.started:
             self.start()
