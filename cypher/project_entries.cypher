@@ -28,7 +28,7 @@ FOREACH (x IN $lists.n_Unit | MERGE (n:Unit {id: x.id}) SET n += x.props FOREACH
 FOREACH (x IN $lists.n_Due | MERGE (n:Due {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Fingerprint | MERGE (n:Fingerprint {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Scope | MERGE (n:Scope {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
-FOREACH (x IN $lists.n_Token | MERGE (n:Token {id: x.id}) SET n += x.props, n.beliefs = coalesce(n.beliefs, 0) + x.counts.beliefs, n.patterns = coalesce(n.patterns, 0) + x.counts.patterns)
+FOREACH (x IN $lists.n_Token | MERGE (n:Token {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Pattern | MERGE (n:Pattern {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_InaccurateRoot | MERGE (n:InaccurateRoot {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Subject | MERGE (n:Subject {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
@@ -59,7 +59,7 @@ FOREACH (x IN $lists.e_YIELDED_Assertion_Evidence | MERGE (a:Assertion {id: x.sr
 FOREACH (x IN $lists.e_OBSERVED_BY_Observation_Actor | MERGE (a:Observation {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:OBSERVED_BY]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_SAME_AS_Actor_Actor | MERGE (a:Actor {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:SAME_AS]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_IN_SCOPE_Item_Scope | MERGE (a:Item {id: x.src}) MERGE (b:Scope {id: x.dst}) MERGE (a)-[r:IN_SCOPE]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
-FOREACH (x IN $lists.e_HAS_TOKEN_Belief_Token | MERGE (a:Belief {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
-FOREACH (x IN $lists.e_HAS_TOKEN_Pattern_Token | MERGE (a:Pattern {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_HAS_TOKEN_Belief_Token | MERGE (a:Belief {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) ON CREATE SET b.beliefs = coalesce(b.beliefs, 0) + 1 SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_HAS_TOKEN_Pattern_Token | MERGE (a:Pattern {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) ON CREATE SET b.patterns = coalesce(b.patterns, 0) + 1 SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 SET h.projected = $last
 RETURN h.projected AS projected

@@ -103,21 +103,45 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
         rows = self._run("beliefs_about_upto", {"subjects": [key]})
         self._put(SUBJECT, key, sorted((r["id"] for r in rows), key=creation_order) or None)
 
+    def answer_many(self, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
+        """`answer` at several keys of a near-match part in one statement (a bulk load reads a window's propositions
+        ahead: BeliefsFromGraph.read_ahead); the words of a key read already are not read again."""
+        if part not in (SIMILAR_BELIEFS, SIMILAR_PATTERNS):
+            raise ValueError(f"{part!r} is not read several keys at once")
+        self._sent = defaultdict(dict)
+        wanted = list(dict.fromkeys(tokens for tokens, _ in keys if (tokens, _) not in self._parts[part]))
+        if wanted:
+            self.statements += 1
+            self._near_matches_of(wanted)
+        for key in keys:
+            if key in self._parts[part]:
+                self._sent[part][key] = self._parts[part][key]
+        return self._sent
+
     def _near_matches(self, key: Any) -> None:
-        """The near matches of the key's words among the beliefs (at the contradiction threshold) and the patterns (at
-        the do-not-infer one), in one statement: a creation reads both, for the same proposition."""
-        tokens, _ = key
-        words = frozenset(tokens)
-        rows = self._run("near_matches_upto", {"tokens": list(tokens),
-                                               "probe_beliefs": probe_size(words, CONTRADICTION_JACCARD),
-                                               "probe_patterns": probe_size(words, DO_NOT_INFER_JACCARD)})
-        patterns = [Pattern(r["id"], r["proposition"], signature(r["proposition"]), r["seq"], r["by"])
-                    for r in rows if r["label"] == "Pattern"]
-        for pattern in patterns:
-            self._put(PATTERNS, pattern.id, pattern)
-        self._put(SIMILAR_PATTERNS, similar_key(words, DO_NOT_INFER_JACCARD), {p.id: p.signature for p in patterns})
-        self._put(SIMILAR_BELIEFS, similar_key(words, CONTRADICTION_JACCARD),
-                  {r["id"]: signature(r["proposition"]) for r in rows if r["label"] == "Belief"})
+        self._near_matches_of([key[0]])
+
+    def _near_matches_of(self, propositions: list[tuple[str, ...]]) -> None:
+        """The near matches of each proposition's words (a key's sorted tokens) among the beliefs (at the
+        contradiction threshold) and the patterns (at the do-not-infer one), all in one statement: a creation reads
+        both for its proposition."""
+        reads = [{"at": at, "tokens": list(tokens),
+                  "probe_beliefs": probe_size(frozenset(tokens), CONTRADICTION_JACCARD),
+                  "probe_patterns": probe_size(frozenset(tokens), DO_NOT_INFER_JACCARD)}
+                 for at, tokens in enumerate(propositions)]
+        rows: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for row in self._run("near_matches_upto", {"reads": reads}):
+            rows[row["at"]].append(row)
+        for at, tokens in enumerate(propositions):
+            words = frozenset(tokens)
+            patterns = [Pattern(r["id"], r["proposition"], signature(r["proposition"]), r["seq"], r["by"])
+                        for r in rows[at] if r["label"] == "Pattern"]
+            for pattern in patterns:
+                self._put(PATTERNS, pattern.id, pattern)
+            self._put(SIMILAR_PATTERNS, similar_key(words, DO_NOT_INFER_JACCARD),
+                      {p.id: p.signature for p in patterns})
+            self._put(SIMILAR_BELIEFS, similar_key(words, CONTRADICTION_JACCARD),
+                      {r["id"]: signature(r["proposition"]) for r in rows[at] if r["label"] == "Belief"})
 
     def _inaccurate(self, key: Any) -> None:
         root_kind, root_id = key

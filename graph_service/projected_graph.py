@@ -104,21 +104,28 @@ class ProjectedGraph:
         for node in projection.nodes:
             self._nodes.setdefault((node.label, node.id), {}).update(node.props)
         for edge in projection.edges:
-            self._edges.setdefault((edge.kind, edge.src, edge.dst), (seq, {}))[1].update(edge.props)
-            if edge.rel == "HAS_TOKEN":  # the statement counts them on the word's node (projection.TOKEN_COUNTS)
+            key = (edge.kind, edge.src, edge.dst)
+            if edge.rel == "HAS_TOKEN" and not self._has_edge(key):  # counted on the word's node as it is made
                 self._count_token(edge.dst, TOKEN_COUNTS[edge.src_label])
+            self._edges.setdefault(key, (seq, {}))[1].update(edge.props)
         if len(self._nodes) + len(self._edges) >= FLUSH_KEYS:
             self._flush()
 
+    def _has_edge(self, key: tuple[Kind, str, str]) -> bool:
+        """Was this edge fed before (folded in memory, or merged into the database)?"""
+        if key in self._edges:
+            return True
+        (rel, src_label, dst_label), src, dst = key
+        return self._db.execute("SELECT 1 FROM edges WHERE rel = ? AND src_label = ? AND dst_label = ? AND src = ? "
+                                "AND dst = ?", (rel, src_label, dst_label, src, dst)).fetchone() is not None
+
     def _count_token(self, token: str, counted: str) -> None:
-        """One more HAS_TOKEN edge into the Token node `token` from the label `counted` counts (each is written once:
-        a belief's or a pattern's words by the entry that made it), on top of what the statement counts it from: 0
-        for each label."""
+        """One more HAS_TOKEN edge into the Token node `token` from the label `counted` counts (the statement adds
+        one as it makes each: projection.TOKEN_COUNTS), from 0 for each label."""
         props = self._nodes.setdefault(("Token", token), {})
         if counted not in props:
             stored = self._db.execute("SELECT props FROM nodes WHERE label = 'Token' AND id = ?", (token,)).fetchone()
-            held = json.loads(stored[0]) if stored is not None else {}
-            props.update({name: held.get(name, 0) for name in TOKEN_COUNTS.values() if name not in props})
+            props[counted] = (json.loads(stored[0]) if stored is not None else {}).get(counted, 0)
         props[counted] += 1
 
     def _flush(self) -> None:

@@ -59,9 +59,10 @@ word's node would otherwise gain a WROTE edge from every entry that used it."""
 
 TOKEN_COUNTS = {"Belief": "beliefs", "Pattern": "patterns"}
 """The property of a Token node that counts the HAS_TOKEN edges into it from each label: how many beliefs (and
-patterns) use the word, which a near-match read orders its words by, rarest first (cypher/
-beliefs_with_tokens_upto.cypher). The statement keeps the counts (it adds each statement's new edges: `x.counts`);
-no entry sets them, so no state needs them; verify counts the edges (projected_graph)."""
+patterns) use the word, which a near-match read orders its words by, rarest first (cypher/near_matches_upto.cypher).
+The statement keeps the counts: the edge clause adds one when its MERGE creates the edge, so writing a projection
+the graph holds already (a projected marker set back) counts nothing twice. No entry sets them, so no state needs
+them; verify counts the edges as the statement does (projected_graph)."""
 
 EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("DERIVED_FROM", "Item", "Item"),
@@ -295,16 +296,7 @@ def statement_params(projections: list[tuple[int, Projection]]) -> dict[str, Any
             edge["props"].update(e.props)
     lists: dict[str, list[dict[str, Any]]] = {node_param(label): [] for label in NODE_LABELS}
     lists.update({edge_param(kind): [] for kind in EDGE_KINDS})
-    added: dict[str, dict[str, int]] = {}  # Token id: {count property: the HAS_TOKEN edges into it written here}
-    for (kind, _, dst) in edges:
-        if kind[0] == "HAS_TOKEN":
-            counted = added.setdefault(dst, dict.fromkeys(TOKEN_COUNTS.values(), 0))
-            counted[TOKEN_COUNTS[kind[1]]] += 1
-    for token in added:
-        nodes.setdefault(("Token", token), {"id": token, "writes": [], "props": {}})
     for (label, node_id), row in nodes.items():
-        if label == "Token":
-            row["counts"] = added.get(node_id, dict.fromkeys(TOKEN_COUNTS.values(), 0))
         row["writes"] = [] if label in UNCHANGING_LABELS else [
             {"seq": s, "changes": canonical_json(c)} for s, c in changes[(label, node_id)].items()]
         lists[node_param(label)].append(_removals_apart(row))

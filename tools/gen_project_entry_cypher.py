@@ -45,11 +45,6 @@ def render(name: str = "project_entries") -> str:
                 "\n// only move the projected position.")
     lines = [HEADER.replace("{part}", part).rstrip("\n")]
     for label in labels:
-        if label == "Token":  # no history (UNCHANGING_LABELS); counts of the edges into it (TOKEN_COUNTS)
-            counts = ", ".join(f"n.{name} = coalesce(n.{name}, 0) + x.counts.{name}" for name in TOKEN_COUNTS.values())
-            lines.append(f"FOREACH (x IN $lists.{node_param(label)} | MERGE (n:{label} {{id: x.id}}) "
-                         f"SET n += x.props, {counts})")
-            continue
         lines.append(
             f"FOREACH (x IN $lists.{node_param(label)} | MERGE (n:{label} {{id: x.id}}) SET n += x.props "
             "FOREACH (g IN x.gone | SET n += g) "
@@ -58,9 +53,12 @@ def render(name: str = "project_entries") -> str:
         )
     for kind in kinds:
         rel, src, dst = kind
+        # A word's node counts the edges into it from each label (projection.TOKEN_COUNTS), once each: on creation.
+        counted = TOKEN_COUNTS[src] if rel == "HAS_TOKEN" else None
+        count = f"ON CREATE SET b.{counted} = coalesce(b.{counted}, 0) + 1 " if counted else ""
         lines.append(
             f"FOREACH (x IN $lists.{edge_param(kind)} | MERGE (a:{src} {{id: x.src}}) MERGE (b:{dst} {{id: x.dst}}) "
-            f"MERGE (a)-[r:{rel}]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) "
+            f"MERGE (a)-[r:{rel}]->(b) {count}SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) "
             "FOREACH (g IN x.gone | SET r += g))"
         )
     lines.append("SET h.projected = $last")

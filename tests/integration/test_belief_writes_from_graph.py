@@ -188,3 +188,63 @@ def test_a_near_match_read_reads_the_postings_of_the_rarest_words(backend: Backe
             assert set(read[similar_key(words, CONTRADICTION_JACCARD)]) == found, proposition
     finally:
         service.close()
+
+
+def test_a_projection_written_again_counts_no_word_twice(backend: Backend) -> None:
+    """A word's count is kept by the projection statement as it makes each HAS_TOKEN edge: a start that writes
+    again projections the graph holds already (its projected marker set back) counts none of them twice."""
+    service = Service.open(backend.settings())
+    try:
+        for n in range(6):
+            service.journal.write("ann", lambda n=n: service.state.beliefs.plan(
+                "belief.create", {"proposition": f"claim {n}"}))
+        head = service.journal.seq
+    finally:
+        service.close()
+    graph = backend.open_graph()
+    try:
+        backend.raw(graph, "MATCH (h:Head) SET h.projected = $p", {"p": head - 3})
+    finally:
+        graph.close()
+    service = Service.open(backend.settings())
+    try:
+        assert service.journal.stored_head()["projected"] == head
+        assert dict(backend.raw(service.graph, "MATCH (t:Token) RETURN t.id, t.beliefs"))["claim"] == 6
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+def test_a_load_reads_the_near_matches_of_a_window_s_creations_at_once(
+        backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load announces each window of entries before it applies them (Journal._announced): the near matches of
+    the propositions its creations make are read in one statement for the window (BeliefsFromGraph.read_ahead),
+    not one a creation, and the load writes the same beliefs either way."""
+    query = "MATCH (b:Belief) RETURN b.id, b.status, b.confidence, b.version"
+    whole = Service.open(backend.settings())
+    try:
+        written_history(whole, 300, 13)
+        entries = list(whole.journal.entries_after(0))
+    finally:
+        whole.close()
+
+    def load(name: str) -> tuple[list[list[Any]], int]:
+        into = backend.fresh_store(tmp_path / name)
+        service = Service.open(into.settings(beliefs="graph"))
+        try:
+            ran = statements_recorded(service, monkeypatch)
+            assert service.journal.import_entries(entries, batch_size=100) == len(entries)
+            report = service.verify()
+            assert report.ok, (report.chain, report.projection_difference)
+            return sorted(into.raw(service.graph, query)), [n for n, _ in ran].count("near_matches_upto")
+        finally:
+            service.close()
+
+    ahead, read_ahead = load("ahead")
+    with monkeypatch.context() as patch:
+        patch.setattr(BeliefsFromGraph, "read_ahead", lambda taken, entries: None)
+        one_by_one, read_each = load("each")
+    creations = sum(entry.op == "belief.create" for entry in entries)
+    assert ahead == one_by_one
+    assert creations > 40 and read_each >= creations and read_ahead < read_each / 2, (creations, read_ahead, read_each)
