@@ -19,7 +19,7 @@ from graph_service.beliefs.as_of import props_then
 from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
 from graph_service.beliefs.corrections import DO_NOT_INFER_JACCARD
 from graph_service.beliefs.entities import EntityRegistry
-from graph_service.beliefs.partial import ROWS, creation_order, row_of_props
+from graph_service.beliefs.partial import BY_ROOT, ROWS, creation_order, row_of_props
 from graph_service.beliefs.partial_write import (
     ENTITIES,
     ENTITY,
@@ -104,8 +104,12 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
         self._put(SUBJECT, key, sorted((r["id"] for r in rows), key=creation_order) or None)
 
     def answer_many(self, part: str, keys: list[Any]) -> dict[str, dict[Any, Any]]:
-        """`answer` at several keys of a near-match part in one statement (a bulk load reads a window's propositions
-        ahead: BeliefsFromGraph.read_ahead); the words of a key read already are not read again."""
+        """`answer` at several keys of a part in one round: the near matches of several propositions in one
+        statement (a bulk load reads a window's propositions ahead: BeliefsFromGraph.read_ahead), the rows resting
+        on several roots of a kind in one step, with their beliefs (an entry that takes several items' rows with
+        them); a key read already is not read again."""
+        if part == BY_ROOT:
+            return self._rows_on_many(keys)
         if part not in (SIMILAR_BELIEFS, SIMILAR_PATTERNS):
             raise ValueError(f"{part!r} is not read several keys at once")
         self._sent = defaultdict(dict)
@@ -116,6 +120,19 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
         for key in keys:
             if key in self._parts[part]:
                 self._sent[part][key] = self._parts[part][key]
+        return self._sent
+
+    def _rows_on_many(self, keys: list[Any]) -> dict[str, dict[Any, Any]]:
+        self._sent = defaultdict(dict)
+        self.statements += 1
+        for kind in dict.fromkeys(kind for kind, _ in keys):
+            roots = [root for k, root in keys if k == kind and (k, root) not in self._parts[BY_ROOT]]
+            if roots:
+                self._rows_on(kind, roots)
+        self.read_beliefs({row.belief for key in keys for row in self._rows_resting_on(key)})
+        for key in keys:
+            if key in self._parts[BY_ROOT]:
+                self._sent[BY_ROOT][key] = self._parts[BY_ROOT][key]
         return self._sent
 
     def _near_matches(self, key: Any) -> None:

@@ -40,7 +40,7 @@ from graph_service.beliefs.vocabulary import (
 )
 from graph_service.domain import Applied, Draft
 from graph_service.journal.chain import Entry
-from graph_service.partial_reads import known_empty
+from graph_service.partial_reads import known_empty, read_ahead
 from graph_service.projection import EdgeMerge, Projection
 
 OPS = (
@@ -125,7 +125,9 @@ class BeliefState:
         it cites is `present` again (an item that fell and was asserted again), and re-evaluate."""
         change = Change(entry)
         affected: list[str] = []
-        for root in dict.fromkeys(root_ids):
+        roots = list(dict.fromkeys(root_ids))
+        read_ahead(self._by_root, [(root_kind, root) for root in roots])  # a partial map reads them in one round
+        for root in roots:
             for evidence_id in self._by_root.get((root_kind, root), ()):
                 evidence = self.rows[evidence_id]
                 if evidence.retracted and (evidence.retract_reason or "").startswith(ROOT_GONE_REASON) \
@@ -289,7 +291,9 @@ class BeliefState:
         whether it is present when cited is that domain's to check.
         """
         affected: list[str] = []
-        for root in dict.fromkeys(root_ids):
+        roots = list(dict.fromkeys(root_ids))
+        read_ahead(self._by_root, [(root_kind, root) for root in roots])  # a partial map reads them in one round
+        for root in roots:
             for evidence_id in self._by_root.get((root_kind, root), ()):
                 evidence = self.rows[evidence_id]
                 if not evidence.retracted:

@@ -16,6 +16,7 @@ import pytest
 from graph_service import beliefs_from_graph
 from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
+from graph_service.beliefs.partial import BY_ROOT
 from graph_service.beliefs.partial_write import SIMILAR_BELIEFS, similar_key, write_state
 from graph_service.beliefs.state import OPS, BeliefState
 from graph_service.beliefs.text import signature
@@ -26,6 +27,7 @@ from graph_service.projection import KEEPS_BELIEF_WRITES
 from graph_service.service import Service
 from tests.backends import Backend
 from tests.integration.in_graph import statements_recorded, write_off_the_loop
+from tests.integration.knowledge_histories import write_knowledge_history
 from tests.integration.test_beliefs_as_of import written_history
 from tests.unit.beliefs.test_write_state import request, same_applied, same_plan
 
@@ -248,3 +250,26 @@ def test_a_load_reads_the_near_matches_of_a_window_s_creations_at_once(
     creations = sum(entry.op == "belief.create" for entry in entries)
     assert ahead == one_by_one
     assert creations > 40 and read_each >= creations and read_ahead < read_each / 2, (creations, read_ahead, read_each)
+
+
+def test_the_rows_on_several_roots_are_read_in_one_round_as_each_alone(backend: Backend) -> None:
+    """An entry that takes several items' rows with them (a retraction's cascade) reads the rows resting on all of
+    them at once (answer_many), as reading each alone gives them."""
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, 60, 3)
+        items = sorted(service.state.knowledge.items)[:6]
+        for n, item in enumerate(items):
+            if service.state.present("item", item):
+                service.journal.write("ann", lambda n=n, item=item: service.state.beliefs.plan("belief.create", {
+                    "proposition": f"rests on {n}", "evidence": [{"weight": 0.7, "family": f"f{n}",
+                                                                  "root_kind": "item", "root_ids": [item]}]}))
+        keys = [("item", item) for item in items]
+        together = BeliefWritePartsFromGraph(service.graph, service.journal.seq)
+        ran = together.answer_many(BY_ROOT, keys)
+        alone = BeliefWritePartsFromGraph(service.graph, service.journal.seq)
+        each = {key: alone.answer(BY_ROOT, key)[BY_ROOT][key] for key in keys}
+        assert {key: ran[BY_ROOT][key] for key in keys} == each and sum(bool(rows) for rows in each.values()) >= 3
+        assert together.statements == 1
+    finally:
+        service.close()
