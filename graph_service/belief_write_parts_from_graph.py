@@ -113,7 +113,7 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
         if part not in (SIMILAR_BELIEFS, SIMILAR_PATTERNS):
             raise ValueError(f"{part!r} is not read several keys at once")
         self._sent = defaultdict(dict)
-        wanted = list(dict.fromkeys(tokens for tokens, _ in keys if (tokens, _) not in self._parts[part]))
+        wanted = list(dict.fromkeys(key[0] for key in keys if key not in self._parts[part]))  # each key's words
         if wanted:
             self.statements += 1
             self._near_matches_of(wanted)

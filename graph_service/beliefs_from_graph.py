@@ -17,14 +17,13 @@ from graph_service.beliefs.corrections import DO_NOT_INFER_JACCARD
 from graph_service.beliefs.partial_write import similar_key, write_state
 from graph_service.beliefs.state import BeliefState
 from graph_service.beliefs.text import signature
-from graph_service.digest_sum import MODULUS
+from graph_service.digest_sum import moved_by
 from graph_service.domain import Applied, Draft
 from graph_service.fingerprint_as_of import kept_sum_upto
 from graph_service.journal.chain import Entry
 from graph_service.partial_reads import Fetched, Reader, read_ahead
+from graph_service.state import BELIEFS_FINGERPRINT
 from graph_service.storage.port import GraphPort
-
-BELIEFS_FINGERPRINT = "beliefs"  # the Fingerprint node the layer's running sum is kept on (state.BELIEFS_FINGERPRINT)
 
 RUN_ENTRIES = 4_000
 """A run ahead of the graph (a bulk load) starts again from what the graph holds by then once it has applied this
@@ -117,8 +116,7 @@ class BeliefsFromGraph:
             base = prepared[1] if prepared is not None and prepared[0] == seq - 1 else None
             self._state, self._since, self._base, self._run_applied = self._fresh(seq - 1), seq - 1, base, 0
         elif self._state is None or self._last != seq - 1:
-            raise RuntimeError(f"no belief state as of position {seq - 1}: the graph holds the projections only up "
-                               f"to {self.held()}")
+            raise self._no_state_at(seq - 1)
         else:
             self._go_on(self._state)
         self._last = seq - 1  # until the entry is applied whole: a failure midway leaves no state to go on from
@@ -157,7 +155,7 @@ class BeliefsFromGraph:
         read once (one lookup), plus each."""
         if self._base is None:
             self._base = kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, self._since)
-        return _plus(self._base, before), _plus(self._base, after)
+        return moved_by(self._base, before), moved_by(self._base, after)
 
     def plan(self, op: str, payload: dict[str, Any], head: int) -> Draft:
         """A belief request's draft (or its refusal) on the layer as of `head`, the journal's head: on what it reads
@@ -166,8 +164,7 @@ class BeliefsFromGraph:
         if self.held() >= head:
             return self._fresh(head).plan(op, payload)
         if self._state is None or self._last != head:
-            raise RuntimeError(f"no belief state as of position {head}: the graph holds the projections only up to "
-                               f"{self.held()}")
+            raise self._no_state_at(head)
         return self._state.plan(op, payload)
 
     def read_ahead(self, entries: Sequence[Entry]) -> None:
@@ -192,6 +189,10 @@ class BeliefsFromGraph:
             upto = entry.seq - 1
             self._prepared_base = upto, kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, upto)
 
+    def _no_state_at(self, position: int) -> RuntimeError:
+        return RuntimeError(f"no belief state as of position {position}: the graph holds the projections only up to "
+                            f"{self.held()}")
+
     def _fresh(self, upto: int) -> RecordingLayer:
         # One source a position: a write's plan, what its preparation read and its application read as of the same
         # one (its head), so the application reads nothing they read. What the graph held at a position never
@@ -205,6 +206,3 @@ class BeliefsFromGraph:
         fresh.reader, fresh.source = reader, source
         return fresh
 
-
-def _plus(base: tuple[int, int], moved: tuple[int, int]) -> tuple[int, int]:
-    return (base[0] + moved[0]) % MODULUS, base[1] + moved[1]

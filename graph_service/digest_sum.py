@@ -28,6 +28,11 @@ def combine(total: int, count: int) -> str:
     ).hexdigest()
 
 
+def moved_by(base: tuple[int, int], by: tuple[int, int]) -> tuple[int, int]:
+    """A running (digest sum, count) `base` with the changes `by` (a sum and count moved from (0, 0)) added."""
+    return (base[0] + by[0]) % MODULUS, base[1] + by[1]
+
+
 class DigestSum:
     """A running (digest sum, row count): `value()` equals `combine` over the rows added and not removed."""
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from graph_service.digest_sum import MODULUS
+from graph_service.digest_sum import moved_by
 from graph_service.domain import Draft
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
@@ -180,7 +180,7 @@ class Run:
         for applied, scheduled, expiries, now in zip(region.applied, region.scheduled, region.expiries,
                                                      region.fingerprints, strict=True):
             base = self._fingerprint_base() if now != self._moved else fingerprint_base(self.state)
-            before, after = (_moved(base, self._moved), _moved(base, now)) if base is not None else ((0, 0), (0, 0))
+            before, after = (moved_by(base, self._moved), moved_by(base, now)) if base is not None else ((0, 0), (0, 0))
             bookkeeping = Projection()
             kept_for_writes(bookkeeping, entry.seq, scheduled, expiries, before, after)
             taken.append(TakenOperation(item_statuses(applied.projection), applied.projection, bookkeeping,
@@ -224,7 +224,7 @@ class Run:
             if entry.seq > position:
                 break
             moved = after
-        return _moved(base, moved)
+        return moved_by(base, moved)
 
     def _forget_read(self) -> None:
         # The state's maps hold every part they were given (and know every key they read), so what the source
@@ -272,10 +272,6 @@ def several_operations(entry: Entry) -> bool:
     together, one change a node, where the other domains take each operation's changes in turn; so such an entry
     is applied on what it reads even where the graph holds it (answers are few, and it reads a handful of parts)."""
     return entry.op == ANSWER_QUESTION and len(entry.payload.get("knowledge") or ()) > 1
-
-
-def _moved(base: tuple[int, int], by: tuple[int, int]) -> tuple[int, int]:
-    return (base[0] + by[0]) % MODULUS, base[1] + by[1]
 
 
 class StatusesFromGraph:

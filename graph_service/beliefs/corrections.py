@@ -76,7 +76,7 @@ def _inaccurate(state: BeliefState, change: Change, payload: dict[str, Any]) -> 
 def _regroup(state: BeliefState, change: Change, moved: tuple[str, ...], reason: str) -> list[str]:
     affected = []
     for subject in moved:
-        change.entities[subject] = state.entities.entity(subject) or subject
+        change.entities[subject] = str(state.entities.entity(subject))  # a subject's entity is never None
         for belief_id in state.beliefs_about(subject):
             belief = state.beliefs[belief_id]
             entity = state.entities.entity(subject)

@@ -38,8 +38,6 @@ PATTERNS, INACCURATE, ENTITY, ENTITIES = "patterns", "inaccurate", "entity", "en
 REGISTRY = "registry"
 """The one key of ENTITIES: the registry as a whole."""
 
-WRITE_PARTS = (TEXT, SUBJECT, SIMILAR_BELIEFS, SIMILAR_PATTERNS, PATTERNS, INACCURATE, ENTITY, ENTITIES)
-
 SimilarKey = tuple[tuple[str, ...], Fraction]
 
 
