@@ -64,3 +64,6 @@ RETURN 'InaccurateRoot' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS 
 UNION ALL
 MATCH (n:Subject {id: $id})<-[w:WROTE]-(e:Entry)
 RETURN 'Subject' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Conversation {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Conversation' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

@@ -84,3 +84,7 @@ UNION ALL
 UNWIND $ids_Subject AS node_id
 MATCH (n:Subject {id: node_id})
 RETURN 'Subject' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Conversation AS node_id
+MATCH (n:Conversation {id: node_id})
+RETURN 'Conversation' AS label, n.id AS id, properties(n) AS props

@@ -15,8 +15,8 @@ def _flag(name: str, default: bool) -> bool:
 
 
 KNOWLEDGE_MODES = ("memory", "graph")
-"""Settings.knowledge and Settings.beliefs: the whole state in memory, or none (read from the graph as each write
-needs)."""
+"""Settings.knowledge, Settings.beliefs and Settings.stream: the whole state in memory, or none (read from the graph
+as each write needs)."""
 
 
 def _mode(name: str) -> str:
@@ -56,6 +56,11 @@ class Settings:
     """Where the service keeps the belief layer it plans and applies belief writes on: "memory" (the whole layer,
     rebuilt by replaying the journal at start) or "graph" (none: each belief write reads from the graph what its
     rules read, and a start applies nothing of the entries the graph holds to it). See KNOWLEDGE_MODES."""
+    stream: str = "memory"
+    """Where the service keeps the stream's and the statements' state (observers, their views and rows' pairs, who
+    spoke last to whom): "memory" (rebuilt by replaying the journal at start) or "graph" (none: each stream or
+    statement write reads from the graph the parts it touches, and a start applies nothing of the entries the graph
+    holds to them). See KNOWLEDGE_MODES."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -63,10 +68,11 @@ class Settings:
         """GRAPH_SERVICE_DATA, NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD/NEO4J_DATABASE, GRAPH_SERVICE_HOST/PORT,
         GRAPH_SERVICE_WORKERS, GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS,
         GRAPH_SERVICE_SIGNING_KEY, GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN, GRAPH_SERVICE_KNOWLEDGE,
-        GRAPH_SERVICE_BELIEFS.
+        GRAPH_SERVICE_BELIEFS, GRAPH_SERVICE_STREAM.
         ValueError naming the variable for a value it does not take."""
         tokens = os.environ.get("GRAPH_SERVICE_TOKENS")
         knowledge, beliefs = _mode("GRAPH_SERVICE_KNOWLEDGE"), _mode("GRAPH_SERVICE_BELIEFS")
+        stream = _mode("GRAPH_SERVICE_STREAM")
         return cls(
             data_dir=Path(os.environ.get("GRAPH_SERVICE_DATA", "data")),
             neo4j_uri=os.environ.get("NEO4J_URI") or None,
@@ -85,4 +91,5 @@ class Settings:
             log_origin=os.environ.get("GRAPH_SERVICE_LOG_ORIGIN") or None,
             knowledge=knowledge,
             beliefs=beliefs,
+            stream=stream,
         )

@@ -24,10 +24,14 @@ from graph_service.journal.chain import canonical_json
 # Version 3 adds what a belief write reads besides the records (graph_service.beliefs.partial_write): Belief.text_key,
 # the Token nodes and HAS_TOKEN edges of beliefs and do-not-infer patterns, the Pattern, InaccurateRoot and
 # Subject nodes.
-KEPT_FOR_WRITES = 3
+# Version 4 adds what a stream or statement write reads (graph_service.stream_from_graph): an observer's `declared`,
+# `view` and `boundary_tick` on its Actor node, `first_of` on the Observation node of its first row of a pair, and
+# the Conversation nodes (who spoke last to whom).
+KEPT_FOR_WRITES = 4
 KEEPS_KNOWLEDGE = 1
 KEEPS_NOW_READS = 2
 KEEPS_BELIEF_WRITES = 3
+KEEPS_STREAM_WRITES = 4
 
 NODE_LABELS: tuple[str, ...] = (
     "Item",
@@ -51,6 +55,7 @@ NODE_LABELS: tuple[str, ...] = (
     "Pattern",
     "InaccurateRoot",
     "Subject",
+    "Conversation",
 )
 
 UNCHANGING_LABELS = frozenset({"Token"})
@@ -114,7 +119,7 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
     ),
     "project_statements": (
         ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family", "Fingerprint",
-         "Token"),
+         "Token", "Conversation"),
         (("INTERPRETS", "Assertion", "Observation"), ("ATTRIBUTED_TO", "Assertion", "Actor"),
          ("YIELDED", "Assertion", "Evidence"), ("OBSERVED_BY", "Observation", "Actor"),
          ("BEARS_ON", "Evidence", "Belief"), ("FROM", "Evidence", "Family"),
@@ -191,7 +196,7 @@ def caption(label: str, id: str, props: dict[str, Any]) -> str | None:
     """The node's `name` for these properties, or None when they do not say (keep the one it has)."""
     if "name" in props:
         return None
-    if label in ("Actor", "Token"):
+    if label in ("Actor", "Token", "Conversation"):
         return id
     if label == "Subject":  # a subject an operator's merge or split moved
         return f"{id}: entity {props['entity']}" if props.get("entity") is not None else None

@@ -14,10 +14,11 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
-from graph_service.projection import KEEPS_BELIEF_WRITES, KEEPS_NOW_READS
+from graph_service.projection import KEEPS_BELIEF_WRITES, KEEPS_NOW_READS, KEEPS_STREAM_WRITES
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
+from graph_service.stream_from_graph import StreamParts
 from graph_service.tlog.checkpoint import Signer, load_or_create_signer, sign_checkpoint
 from graph_service.verify_runs import VerifyRuns
 from graph_service.verifying import FullReport, graph_fingerprint, verify_in_child, verify_store
@@ -70,6 +71,24 @@ class Service:
         """Where the knowledge state and the belief layer are held, as the settings ask and the store allows."""
         self._choose_knowledge()
         self._choose_beliefs()
+        self._choose_stream()
+
+    def _choose_stream(self) -> None:
+        """Hold no stream or statement state (each of their writes reads from the graph the parts it touches; a
+        start applies nothing of the entries the graph holds to them) when the settings ask for it and the store's
+        graph keeps those parts; a store written before it did keeps them in memory."""
+        if self.settings.stream != "graph":
+            return
+        if not self.journal.keeps_at_least(KEEPS_STREAM_WRITES):
+            log.warning("GRAPH_SERVICE_STREAM=graph: this store's graph was written before it kept what a stream or "
+                        "statement write reads; their state is held in memory (export and load it into a new store)")
+            return
+        self.state.stream_taken = StreamParts(self.graph, lambda: self.journal.graph_holds)
+
+    @property
+    def stream_in_graph(self) -> bool:
+        """Does this service hold no stream or statement state (each of their writes reads the graph)?"""
+        return self.state.stream_taken is not None
 
     def _choose_beliefs(self) -> None:
         """Hold no belief layer (each belief write reads from the graph what it needs; a start applies nothing of

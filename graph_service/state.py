@@ -25,7 +25,9 @@ from graph_service.knowledge.state import KnowledgeState
 from graph_service.projection import Projection
 from graph_service.questions import ANSWER_QUESTION, QuestionState
 from graph_service.statements import OP_SAY, StatementState, message_observation_id
+from graph_service.stream.state import OPS as STREAM_OPS
 from graph_service.stream.state import StreamState
+from graph_service.stream_from_graph import GraphStatements, GraphStream, StreamParts
 
 RETRACTED = "retracted"
 KNOWLEDGE_FINGERPRINT = "knowledge"  # the ids of the Fingerprint nodes (see StoreState._kept_for_writes)
@@ -66,6 +68,9 @@ class StoreState:
     effects are in the graph), and one it does not hold is applied on a scratch layer that reads what it touches of
     the graph (`beliefs_taken.state_for`), which `beliefs` is while the entry is applied.
 
+    With `stream_taken`, the stream and the statements hold no state: their rules read the parts they touch from
+    the graph, with what the entries it does not hold yet changed (graph_service.stream_from_graph).
+
     With `knowledge_taken`, the knowledge domain is not applied: a knowledge entry (and an answer's knowledge
     operations) is taken as the graph gives it (`knowledge_taken(entry)`), and only its effects on the other
     domains are applied here, from the statuses it gave the items it wrote: each item's status, and the evidence
@@ -74,14 +79,19 @@ class StoreState:
     """
 
     def __init__(self, knowledge_taken: KnowledgeTaken | None = None,
-                 beliefs_taken: BeliefsTaken | None = None) -> None:
+                 beliefs_taken: BeliefsTaken | None = None, stream_taken: StreamParts | None = None) -> None:
         self.knowledge_taken = knowledge_taken
         self.beliefs_taken = beliefs_taken
+        self.stream_taken = stream_taken
         self.notes = NoteDomain()
         self.knowledge = KnowledgeState()
         self.beliefs: BeliefState = BeliefState() if beliefs_taken is None else HELD_BELIEFS  # type: ignore[assignment]
-        self.stream = StreamState()
-        self.statements = StatementState(self.stream)
+        if stream_taken is None:
+            self.stream = StreamState()
+            self.statements = StatementState(self.stream)
+        else:
+            self.stream = GraphStream(stream_taken)
+            self.statements = GraphStatements(self.stream)
         self.questions = QuestionState()
         self.position = 0
         self.skip: frozenset[str] = frozenset()  # items a replay leaves out (see `replay`)
@@ -107,7 +117,9 @@ class StoreState:
         """Back to the empty state (before a full replay)."""
         if self.beliefs_taken is not None:
             self.beliefs_taken.reset()
-        self.__init__(self.knowledge_taken, self.beliefs_taken)  # type: ignore[misc]
+        if self.stream_taken is not None:
+            self.stream_taken.reset()
+        self.__init__(self.knowledge_taken, self.beliefs_taken, self.stream_taken)  # type: ignore[misc]
 
     def handles(self, op: str) -> bool:
         return any(d.handles(op) for d in self._domains)
@@ -135,7 +147,7 @@ class StoreState:
             self._note_statuses(applied)
             self._items_gone(entry, applied)
             self._kept_for_writes(entry, applied, summed)
-        elif domain is self.stream:
+        elif domain is self.stream and self.stream_taken is None:  # a stream read from the graph keeps its own
             self._observations.update(row["id"] for row in (applied.result or {}).get("rows", ()))
         elif domain is self.statements and entry.op == OP_SAY:
             self._said(entry, applied)
@@ -157,7 +169,11 @@ class StoreState:
     def prepares(self, entry: Entry) -> bool:
         """Does applying this entry read the graph (a knowledge entry, or an answer carrying knowledge operations,
         taken from the graph: `knowledge_taken`)? Then `prepare` reads it beforehand, off the event loop."""
-        return self._prepares_knowledge(entry) or self._prepares_beliefs(entry)
+        return self._prepares_knowledge(entry) or self._prepares_beliefs(entry) or self._prepares_stream(entry)
+
+    def _prepares_stream(self, entry: Entry) -> bool:
+        return self.stream_taken is not None and (entry.op in STREAM_OPS or entry.op == OP_SAY
+                                                  or _marks_observation(entry) is not None)
 
     def _prepares_knowledge(self, entry: Entry) -> bool:
         return self.knowledge_taken is not None and hasattr(self.knowledge_taken, "prepare") and (
@@ -173,6 +189,12 @@ class StoreState:
             self.knowledge_taken.prepare(entry)  # type: ignore[union-attr]
         if self._prepares_beliefs(entry):
             self.beliefs_taken.prepare(entry)  # type: ignore[union-attr]
+        if self._prepares_stream(entry):
+            marked = _marks_observation(entry)
+            if marked is not None:
+                self.stream_taken.prepare(entry.seq, {"observations": [marked]})  # type: ignore[union-attr]
+            else:
+                (self.statements if entry.op == OP_SAY else self.stream).prepare(entry)  # type: ignore[union-attr]
 
     def read_ahead(self, entries: Sequence[Entry]) -> None:
         """A bulk load about to apply these entries in turn says so first, so that what applying them reads of the
@@ -185,6 +207,8 @@ class StoreState:
 
     def has_observation(self, observation_id: str) -> bool:
         """Was an Observation with this id written (a stream row or a message)?"""
+        if isinstance(self.stream, GraphStream):
+            return self.stream.has_observation(observation_id)
         return observation_id in self._observations
 
     def require_roots(self, root_kind: str | None, root_ids: Iterable[str], field: str) -> None:
@@ -203,22 +227,34 @@ class StoreState:
 
     def _said(self, entry: Entry, applied: Applied) -> None:
         """A statement's factual assertions become evidence in the same entry (SPEC 3.5)."""
-        self._observations.add(message_observation_id(entry.seq))
+        if isinstance(self.stream, GraphStream):
+            self.stream.observed(message_observation_id(entry.seq), entry.seq)
+        else:
+            self._observations.add(message_observation_id(entry.seq))
         specs = applied.result if isinstance(applied.result, list) else []
         if specs:
             applied.projection.extend(self.beliefs.evidence_from_statement(specs, entry).projection)
 
     def _marked_inaccurate(self, entry: Entry, applied: Applied) -> None:
         """An observation an operator marked inaccurate says so on its node (SPEC 3.4, 3.6)."""
-        payload = entry.payload
-        if payload.get("kind") != "inaccurate" or payload.get("root_kind") != "observation":
-            return
-        root = payload.get("root_id")
-        if isinstance(root, str) and root in self._observations:
+        root = _marks_observation(entry)
+        if root is not None and self._observation_written(root, entry.seq):
+            payload = entry.payload
             applied.projection.node(
                 "Observation", root, inaccurate=True, inaccurate_seq=entry.seq, inaccurate_by=entry.by,
                 inaccurate_reason=payload.get("reason"),
             )
+
+    def _observation_written(self, observation_id: str, seq: int) -> bool:
+        """Was this Observation written before entry `seq` (which is being applied)? A stream read from the graph
+        reads it as that entry's own read (prepared beforehand: `prepare`); for an entry the graph holds, whose
+        projection is not written again, it reads nothing."""
+        stream = self.stream
+        if isinstance(stream, GraphStream):
+            if seq <= stream.parts.held():
+                return False
+            stream.parts.begin({"observations": [observation_id]}, seq)
+        return self.has_observation(observation_id)
 
     def _answered(self, entry: Entry, applied: Applied) -> None:
         """An answer's knowledge effect (resolve, confirm, retire, a person's fact) in the same entry (SPEC 3.7).
@@ -376,6 +412,15 @@ def kept_for_writes(projection: Projection, seq: int, scheduled: Mapping[str, in
         props = {"item": item_id, "expires": expires, "queued_at": seq} if queued else {"taken_at": seq}
         projection.node("Due", due_id(item_id, expires), **props)
     kept_fingerprint(projection, KNOWLEDGE_FINGERPRINT, before, after, seq)
+
+
+def _marks_observation(entry: Entry) -> str | None:
+    """The observation a belief correction marks inaccurate, if it is one that does."""
+    payload = entry.payload
+    root = payload.get("root_id")
+    if entry.op != "belief.correct" or payload.get("kind") != "inaccurate" or payload.get("root_kind") != "observation":
+        return None
+    return root if isinstance(root, str) else None
 
 
 def kept_fingerprint(projection: Projection, fingerprint_id: str, before: tuple[int, int], after: tuple[int, int],

@@ -164,7 +164,8 @@ class StatementMutation:
         service = service_of(info)
         payload = {"text": text, "speaker": speaker, "tick": tick, "to": to, "extra_claims": extra_claims or [],
                    "credibility": credibility}
-        written = await journal_write(info, lambda: service.state.statements.plan(OP_SAY, payload))
+        written = await journal_write(info, lambda: service.state.statements.plan(OP_SAY, payload),
+                                      plan_off_loop=service.stream_in_graph)
         observation = message_observation_id(written.entry.seq)
         return SayResult(seq=written.entry.seq, by=written.entry.by,
                          observation=Observation.of(observation_props(service, observation)),

@@ -79,7 +79,9 @@ class TransferInput:
 
 async def _stream_write(info: strawberry.Info[Any, Any], op: str, payload: dict[str, Any]) -> StreamWrite:
     service = service_of(info)
-    written = await journal_write(info, lambda: service.state.stream.plan(op, payload))
+    # Holding no stream state, the plan reads only the graph: it runs in a worker thread too.
+    written = await journal_write(info, lambda: service.state.stream.plan(op, payload),
+                                  plan_off_loop=service.stream_in_graph)
     result = written.result
     return StreamWrite(seq=written.entry.seq, by=written.entry.by, observer=result["observer"],
                        rows=[StreamRow.of(r) for r in result["rows"]])
@@ -148,7 +150,8 @@ class StreamMutation:
                              description="True: it takes and makes no statements.")] = False) -> Observer:
         service = service_of(info)
         payload = {"observer": observer, "wordless": wordless}
-        written = await journal_write(info, lambda: service.state.stream.plan(OP_DECLARE, payload))
+        written = await journal_write(info, lambda: service.state.stream.plan(OP_DECLARE, payload),
+                                      plan_off_loop=service.stream_in_graph)
         return Observer(id=written.result["observer"], wordless=written.result["wordless"], seq=written.entry.seq)
 
     @strawberry.mutation(description="Append one row; its weight comes from the table unless given (1..10).")

@@ -11,6 +11,7 @@ journal gives the same assertions even after the interpreter's rules change. App
                  same_speaker_as_previous})-[:OBSERVED_BY]->(:Actor {id: to})   (when `to` is given)
   (:Assertion {...every AssertionDraft field...})-[:INTERPRETS]->(:Observation)
   (:Assertion)-[:ATTRIBUTED_TO]->(:Actor {id: actor})
+  (:Conversation {id: conversation_id(to), hearer: to, last_speaker})   who spoke last to the hearer
 and returns the evidence specs as `Applied.result`; the belief layer writes the evidence rows.
 """
 
@@ -41,6 +42,11 @@ def message_observation_id(seq: int) -> str:
     return observation_id(seq, 0)
 
 
+def conversation_id(hearer: str | None) -> str:
+    """The id of the Conversation node that keeps who spoke last to `hearer` (None: to nobody in particular)."""
+    return "unaddressed" if hearer is None else f"to:{hearer}"
+
+
 def assertion_id(seq: int, index: int) -> str:
     """The id of the index-th Assertion of the say entry at position `seq`."""
     return f"asr-{seq}-{index}"
@@ -63,6 +69,14 @@ class StatementState:
         self.stream = stream
         self._last_speaker: dict[str, str] = {}
         self._messages = 0
+
+    def last_speaker(self, conversation: str) -> str | None:
+        """Who spoke last in the conversation (`conversation_id`), None before anyone did. A state reading it
+        from the graph overrides this and `_keep_speaker`."""
+        return self._last_speaker.get(conversation)
+
+    def _keep_speaker(self, conversation: str, speaker: str) -> None:
+        self._last_speaker[conversation] = speaker
 
     def handles(self, op: str) -> bool:
         return op == OP_SAY
@@ -138,22 +152,11 @@ class StatementState:
         """Project the statement and hand back the evidence specs of its factual assertions."""
         if entry.op != OP_SAY:
             raise UserError(f"statements do not apply {entry.op!r} entries", field="op")
+        speaker, hearer, assertions = heard(entry)
         p = entry.payload
-        speaker = check_actor(p.get("speaker"), "speaker")
-        tick = check_tick(p.get("tick"))
-        hearer = p.get("to")
-        raw = p.get("assertions")
-        if not isinstance(raw, list):
-            raise UserError("assertions must be a list", field="assertions")
-        try:
-            assertions = [AssertionDraft.from_dict(a) for a in raw]
-        except (KeyError, TypeError) as exc:
-            msg = f"entry {entry.seq} has a malformed assertion: {exc}"
-            raise UserError(msg, field="assertions") from exc
-        credibility = float(p.get("credibility", DEFAULT_CREDIBILITY))
-        conversation = hearer or ""
-        consecutive = self._last_speaker.get(conversation) == speaker
-        self._last_speaker[conversation] = speaker
+        conversation = conversation_id(hearer)
+        consecutive = self.last_speaker(conversation) == speaker
+        self._keep_speaker(conversation, speaker)
         self._messages += 1
 
         obs = message_observation_id(entry.seq)
@@ -164,18 +167,18 @@ class StatementState:
             kind="message",
             text=p.get("text"),
             speaker=speaker,
-            tick=tick,
+            tick=check_tick(p.get("tick")),
             to=hearer,
             entry=entry.seq,
             claims=len(assertions),
             conversational=is_conversational(assertions),
             same_speaker_as_previous=consecutive,
         )
+        projection.node("Conversation", conversation, hearer=hearer, last_speaker=speaker)
         projection.node("Actor", speaker)
         if hearer is not None:
             projection.node("Actor", hearer)
             projection.edge("OBSERVED_BY", "Observation", obs, "Actor", hearer)
-        evidence: list[dict[str, Any]] = []
         actors = {speaker, *([hearer] if hearer else [])}
         for a in assertions:
             aid = assertion_id(entry.seq, a.index)
@@ -185,15 +188,41 @@ class StatementState:
                 actors.add(a.actor)
                 projection.node("Actor", a.actor)
             projection.edge("ATTRIBUTED_TO", "Assertion", aid, "Actor", a.actor)
-            if a.evidence is not None:
-                evidence.append(
-                    {
-                        **a.evidence.as_dict(),
-                        "credibility": credibility,
-                        "root_kind": ROOT_KIND,
-                        "root_id": obs,
-                        "assertion_id": aid,
-                        "derivation": DERIVATION,
-                    }
-                )
-        return Applied(projection, evidence)
+        return Applied(projection, evidence_specs(entry, assertions))
+
+
+def heard(entry: Entry) -> tuple[str, str | None, list[AssertionDraft]]:
+    """A say entry's speaker, hearer and assertions, checked again (UserError for a malformed one)."""
+    p = entry.payload
+    speaker = check_actor(p.get("speaker"), "speaker")
+    check_tick(p.get("tick"))
+    hearer = p.get("to")
+    raw = p.get("assertions")
+    if not isinstance(raw, list):
+        raise UserError("assertions must be a list", field="assertions")
+    try:
+        assertions = [AssertionDraft.from_dict(a) for a in raw]
+    except (KeyError, TypeError) as exc:
+        msg = f"entry {entry.seq} has a malformed assertion: {exc}"
+        raise UserError(msg, field="assertions") from exc
+    return speaker, hearer, assertions
+
+
+def evidence_specs(entry: Entry, assertions: Iterable[AssertionDraft] | None = None) -> list[dict[str, Any]]:
+    """The evidence specs of a say entry's factual assertions (its `Applied.result`), from the entry alone."""
+    if assertions is None:
+        assertions = heard(entry)[2]
+    credibility = float(entry.payload.get("credibility", DEFAULT_CREDIBILITY))
+    obs = message_observation_id(entry.seq)
+    return [
+        {
+            **a.evidence.as_dict(),
+            "credibility": credibility,
+            "root_kind": ROOT_KIND,
+            "root_id": obs,
+            "assertion_id": assertion_id(entry.seq, a.index),
+            "derivation": DERIVATION,
+        }
+        for a in assertions
+        if a.evidence is not None
+    ]

@@ -11,6 +11,12 @@ Planning computes the rows (with their weights) against the current state withou
 so the journal records exactly what was written; `apply` writes them. A presence boundary with
 nothing coming into view is still an entry: it records the new view (so a subject that left can
 be seen coming back), and its apply writes no rows.
+
+What the rules read and change of the state goes through a few parts (an observer, its view and last
+boundary, which (kind, subject) pairs it has a row of), so that a state that holds none of them and reads
+each from the graph (graph_service.stream_from_graph) runs the same rules. The graph keeps each of them: the
+observer's Actor node (`observer`, `declared`, `wordless`, `view`, `boundary_tick`) and `first_of` on the
+Observation node of an observer's first row of a pair (`first_key`).
 """
 
 from __future__ import annotations
@@ -21,9 +27,16 @@ from typing import Any, Final
 
 from graph_service.domain import Applied, Draft
 from graph_service.errors import Conflict, NotFound, UserError
-from graph_service.journal.chain import Entry
+from graph_service.journal.chain import Entry, canonical_json
 from graph_service.projection import Projection
-from graph_service.stream.boundary import PlannedRow, Transfer, boundary_rows, check_transfers, check_view
+from graph_service.stream.boundary import (
+    PlannedRow,
+    Transfer,
+    boundary_rows,
+    check_transfers,
+    check_view,
+    subject_order,
+)
 from graph_service.stream.recall import (
     DEFAULT_HALF_LIFE,
     DEFAULT_K,
@@ -79,13 +92,40 @@ class StreamState:
         self._last_boundary: dict[str, int] = {}
         self._firsts: dict[str, set[tuple[str, str]]] = {}
 
+    # ---- the parts the rules read and change (a state reading them from the graph overrides these) ------
+
+    def observer(self, observer: str) -> Observer | None:
+        """The observer of this name (spelt as actors are), None when none keeps a stream."""
+        return self._observers.get(observer)
+
+    def in_view(self, observer: str) -> frozenset[str]:
+        """What the observer had in view at its last boundary."""
+        return self._view.get(observer, frozenset())
+
+    def last_boundary(self, observer: str) -> int | None:
+        """The tick of the observer's last boundary (None before its first)."""
+        return self._last_boundary.get(observer)
+
+    def firsts_among(self, observer: str, pairs: Iterable[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+        """Those of these (kind, subject) pairs the observer has a row of."""
+        had = self._firsts.get(observer, set())
+        return frozenset(p for p in pairs if p in had)
+
+    def _keep_observer(self, observer: Observer) -> None:
+        self._observers[observer.id] = observer
+
+    def _keep_boundary(self, observer: str, view: frozenset[str], tick: int) -> None:
+        self._view[observer] = view
+        self._last_boundary[observer] = tick
+
+    def _keep_row(self, obs: Observation) -> None:
+        self._rows.append(obs)
+        self._firsts.setdefault(obs.observer, set()).add((obs.kind, obs.subject))
+
     # ---- reads -------------------------------------------------------------------------------
 
     def handles(self, op: str) -> bool:
         return op in OPS
-
-    def observer(self, observer: str) -> Observer | None:
-        return self._observers.get(observer)
 
     def observers(self) -> tuple[Observer, ...]:
         return tuple(self._observers[k] for k in sorted(self._observers))
@@ -94,12 +134,8 @@ class StreamState:
         """Rows in write order, all of them or one observer's."""
         return tuple(r for r in self._rows if observer is None or r.observer == observer)
 
-    def in_view(self, observer: str) -> frozenset[str]:
-        """What the observer had in view at its last boundary."""
-        return self._view.get(observer, frozenset())
-
     def is_wordless(self, observer: str) -> bool:
-        found = self._observers.get(observer)
+        found = self.observer(observer)
         return found is not None and found.wordless
 
     def require_can_speak(self, observer: str, field: str = "observer") -> None:
@@ -152,7 +188,7 @@ class StreamState:
         name = check_actor(observer, "observer")
         if not isinstance(wordless, bool):
             raise UserError(f"wordless must be true or false, got {wordless!r}", field="wordless")
-        found = self._observers.get(name)
+        found = self.observer(name)
         if found is not None and found.declared:
             raise Conflict(f"observer {name} is already declared", field="observer")
         return Draft(OP_DECLARE, {"observer": name, "wordless": wordless})
@@ -166,7 +202,7 @@ class StreamState:
         kind_name = check_kind(kind, self.table)
         subj = check_subject(subject)
         mag = check_magnitude(magnitude, kind_name, self.table)
-        first = (kind_name, subj) not in self._firsts.get(name, set())
+        first = not self.firsts_among(name, [(kind_name, subj)])
         if weight is None:
             weight = self.table.weigh(kind_name, mag, first=first).weight
         row = PlannedRow(kind_name, subj, mag, check_weight(weight), first)
@@ -176,15 +212,15 @@ class StreamState:
         """One boundary: a presence row for each subject coming into view, then the transfers."""
         name = self._writer(observer)
         at = check_tick(tick)
-        last = self._last_boundary.get(name)
+        last = self.last_boundary(name)
         if last is not None and at < last:
             raise UserError(f"tick {at} is before this observer's last boundary at tick {last}", field="tick")
         view = check_view(in_view)
         moved: tuple[Transfer, ...] = check_transfers(transfers, self.table)
         rows = boundary_rows(
             self.table,
-            self._view.get(name, frozenset()),
-            frozenset(self._firsts.get(name, set())),
+            self.in_view(name),
+            self.firsts_among(name, boundary_pairs(self.table, view, moved)),
             view,
             moved,
             every_tick=self.every_tick,
@@ -200,13 +236,13 @@ class StreamState:
 
     def _known(self, observer: Any) -> str:
         name = check_actor(observer, "observer")
-        if name not in self._observers:
+        if self.observer(name) is None:
             raise NotFound(f"observer {name} is not declared", field="observer")
         return name
 
     def _writer(self, observer: Any) -> str:
         name = check_actor(observer, "observer")
-        if self.require_declared and name not in self._observers:
+        if self.require_declared and self.observer(name) is None:
             raise NotFound(f"observer {name} is not declared", field="observer")
         return name
 
@@ -221,37 +257,75 @@ class StreamState:
         raise UserError(f"the stream does not apply {entry.op!r} entries", field="op")
 
     def _apply_declare(self, entry: Entry) -> Applied:
-        name = check_actor(entry.payload.get("observer"), "observer")
-        wordless = bool(entry.payload.get("wordless", False))
-        self._observers[name] = Observer(name, wordless=wordless, declared=True)
+        name, wordless = declared(entry)
+        self._keep_observer(Observer(name, wordless=wordless, declared=True))
         projection = Projection()
-        projection.node("Actor", name, wordless=wordless, observer=True)
+        projection.node("Actor", name, wordless=wordless, observer=True, declared=True)
         return Applied(projection, {"observer": name, "wordless": wordless})
 
     def _apply_rows(self, entry: Entry) -> Applied:
-        payload = entry.payload
-        name = check_actor(payload.get("observer"), "observer")
-        rows = payload.get("rows", [])
-        if not isinstance(rows, list):
-            raise UserError("rows must be a list", field="rows")
-        written = [observation_from_row(raw, entry.seq, slot, self.table) for slot, raw in enumerate(rows)]
-        for obs in written:
-            if obs.observer != name:
-                raise UserError(f"row {obs.id} belongs to {obs.observer}, not {name}", field="rows")
+        name, written = rows_written(entry, self.table)
         projection = Projection()
-        if name not in self._observers:
-            self._observers[name] = Observer(name, wordless=False, declared=False)
-            projection.node("Actor", name, wordless=False, observer=True)
+        if self.observer(name) is None:
+            self._keep_observer(Observer(name, wordless=False, declared=False))
+            projection.node("Actor", name, wordless=False, observer=True, declared=False)
         if entry.op == OP_PRESENCE:
-            self._view[name] = frozenset(check_view(payload.get("in_view", ())))
-            self._last_boundary[name] = check_tick(payload.get("tick"))
-        firsts = self._firsts.setdefault(name, set())
+            view, tick = frozenset(check_view(entry.payload.get("in_view", ()))), check_tick(entry.payload.get("tick"))
+            self._keep_boundary(name, view, tick)
+            projection.node("Actor", name, view=sorted(view, key=subject_order), boundary_tick=tick)
+        had = self.firsts_among(name, [(o.kind, o.subject) for o in written])
         for obs in written:
-            self._rows.append(obs)
-            firsts.add((obs.kind, obs.subject))
-            projection.node("Observation", obs.id, **observation_props(obs, entry.seq))
+            props = observation_props(obs, entry.seq)
+            if (obs.kind, obs.subject) not in had:  # its first row of the pair, whatever the row's own flag says
+                props["first_of"] = first_key(name, obs.kind, obs.subject)
+                had |= {(obs.kind, obs.subject)}
+            self._keep_row(obs)
+            projection.node("Observation", obs.id, **props)
             projection.edge("OBSERVED_BY", "Observation", obs.id, "Actor", name)
         return Applied(projection, {"observer": name, "rows": [o.as_row() for o in written]})
+
+
+def declared(entry: Entry) -> tuple[str, bool]:
+    """The observer a declaration names, and whether it is wordless."""
+    return check_actor(entry.payload.get("observer"), "observer"), bool(entry.payload.get("wordless", False))
+
+
+def rows_written(entry: Entry, table: WeightTable = DEFAULT_TABLE) -> tuple[str, list[Observation]]:
+    """The observer of a row-writing entry and the rows it writes, each checked again (UserError for a bad one, or
+    one of another observer's). Reads no state: what the entry writes is in its payload."""
+    payload = entry.payload
+    name = check_actor(payload.get("observer"), "observer")
+    rows = payload.get("rows", [])
+    if not isinstance(rows, list):
+        raise UserError("rows must be a list", field="rows")
+    written = [observation_from_row(raw, entry.seq, slot, table) for slot, raw in enumerate(rows)]
+    for obs in written:
+        if obs.observer != name:
+            raise UserError(f"row {obs.id} belongs to {obs.observer}, not {name}", field="rows")
+    return name, written
+
+
+def applied_result(entry: Entry, table: WeightTable = DEFAULT_TABLE) -> dict[str, Any]:
+    """What applying a stream entry gives (its `Applied.result`), from the entry alone."""
+    if entry.op == OP_DECLARE:
+        name, wordless = declared(entry)
+        return {"observer": name, "wordless": wordless}
+    if entry.op in (OP_OBSERVE, OP_PRESENCE):
+        name, written = rows_written(entry, table)
+        return {"observer": name, "rows": [o.as_row() for o in written]}
+    raise UserError(f"the stream does not apply {entry.op!r} entries", field="op")
+
+
+def first_key(observer: str, kind: str, subject: str) -> str:
+    """The `first_of` of the Observation node of an observer's first row of a (kind, subject) pair: the key a write
+    looks the pair up by (cypher/stream_parts.cypher)."""
+    return canonical_json([observer, kind, subject])
+
+
+def boundary_pairs(table: WeightTable, view: Iterable[str], moved: Iterable[Transfer]) -> list[tuple[str, str]]:
+    """The (kind, subject) pairs a boundary may write a row of: a presence row of each subject in view, and each
+    transfer's."""
+    return [(table.presence_kind, s) for s in view] + [(t.kind, t.subject) for t in moved]
 
 
 def observation_props(obs: Observation, seq: int) -> dict[str, Any]:

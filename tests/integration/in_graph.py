@@ -22,15 +22,18 @@ from graph_service.domain import Draft
 from graph_service.journal.steps import run_steps_waiting
 from graph_service.journal.store import WriteResult
 from graph_service.service import Service
+from graph_service.stream_from_graph import GraphStream
 
 
 @contextmanager
 def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, knowledge: bool = True,
-                    beliefs: bool = False) -> Iterator[TestClient]:
-    """The API on `settings` with the knowledge state (`knowledge`) and the belief layer (`beliefs`) in the graph;
-    every service it opened held none of them, and the store verifies after it, opened again the same way (a start
-    that takes the knowledge entries as the graph holds them, and applies nothing of its entries to the layer)."""
-    settings = replace(settings, knowledge="graph" if knowledge else "memory", beliefs="graph" if beliefs else "memory")
+                    beliefs: bool = False, stream: bool = False) -> Iterator[TestClient]:
+    """The API on `settings` with the knowledge state (`knowledge`), the belief layer (`beliefs`) and the stream's
+    and statements' state (`stream`) in the graph; every service it opened held none of them, and the store
+    verifies after it, opened again the same way (a start that takes the knowledge entries as the graph holds them,
+    and applies nothing of its entries to the layer or the stream)."""
+    settings = replace(settings, knowledge="graph" if knowledge else "memory", beliefs="graph" if beliefs else "memory",
+                       stream="graph" if stream else "memory")
     opened: list[Service] = []
     choose = Service._choose_state
 
@@ -39,7 +42,8 @@ def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, know
         opened.append(self)
 
     def held_as_asked(service: Service) -> bool:
-        return service.knowledge_in_graph == knowledge and service.beliefs_in_graph == beliefs
+        return (service.knowledge_in_graph == knowledge and service.beliefs_in_graph == beliefs
+                and service.stream_in_graph == stream)
 
     monkeypatch.setattr(Service, "_choose_state", chosen)
     with TestClient(create_app(settings)) as c:
@@ -50,6 +54,7 @@ def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, know
         assert held_as_asked(service)
         assert not knowledge or not service.state.knowledge.items
         assert not beliefs or not isinstance(service.state.beliefs, BeliefState)
+        assert not stream or isinstance(service.state.stream, GraphStream)
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
     finally:

@@ -135,13 +135,14 @@ def test_the_graphql_field_gives_the_same_derivation(backend: Backend) -> None:
 
 
 def test_a_service_holding_no_state_exports_the_same_document(backend: Backend, tmp_path: Path) -> None:
-    # Holding neither the knowledge state nor the belief layer, the export replays the journal for its records.
+    # Holding neither the knowledge state, the belief layer nor the stream, the export replays the journal for its
+    # records.
     seed(backend)
     out = tmp_path / "store.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
     done = subprocess.run([sys.executable, "-m", "graph_service", "export", "--format", "prov-json", "--output",
                            str(out)], cwd=ROOT, env={**env, **backend.env(), "GRAPH_SERVICE_KNOWLEDGE": "graph",
-                                                     "GRAPH_SERVICE_BELIEFS": "graph"},
+                                                     "GRAPH_SERVICE_BELIEFS": "graph", "GRAPH_SERVICE_STREAM": "graph"},
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     assert prov.read(io.StringIO(out.read_text(encoding="utf-8")), format="json") == in_process(backend)

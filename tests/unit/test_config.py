@@ -33,3 +33,13 @@ def test_the_belief_layer_is_in_memory_unless_the_environment_says_graph(monkeyp
     monkeypatch.setenv("GRAPH_SERVICE_BELIEFS", "elsewhere")
     with pytest.raises(ValueError, match="GRAPH_SERVICE_BELIEFS must be one of memory, graph, not 'elsewhere'"):
         Settings.from_env()
+
+
+def test_the_stream_is_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRAPH_SERVICE_STREAM", raising=False)
+    assert Settings.from_env().stream == "memory"
+    monkeypatch.setenv("GRAPH_SERVICE_STREAM", " Graph ")
+    assert Settings.from_env().stream == "graph"
+    monkeypatch.setenv("GRAPH_SERVICE_STREAM", "disk")
+    with pytest.raises(ValueError, match="GRAPH_SERVICE_STREAM must be one of memory, graph, not 'disk'"):
+        Settings.from_env()

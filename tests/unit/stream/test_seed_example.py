@@ -55,7 +55,11 @@ def test_second_boundary_with_the_same_bodies_writes_nothing() -> None:
     h.write(OP_PRESENCE, observer="o", tick=420, in_view=[4, 7])
     applied = h.write(OP_PRESENCE, observer="o", tick=421, in_view=[4, 7])
     assert applied.result["rows"] == []
-    assert applied.projection.nodes == [] and applied.projection.edges == []
+    # No row and no edge: only the observer's Actor node takes the boundary (its view and tick, which the next
+    # boundary is checked against, as the graph holds them for a service that holds no stream state).
+    assert applied.projection.edges == []
+    assert [(n.label, n.id, n.props) for n in applied.projection.nodes] == [
+        ("Actor", "o", {"view": ["4", "7"], "boundary_tick": 421, "name": "o"})]
     assert len(h.state.observations("o")) == 2
 
 
@@ -111,7 +115,8 @@ def test_replay_of_the_journal_gives_the_same_state_and_projections() -> None:
     assert again.observations() == h.state.observations()
     assert again.in_view("browser-300") == frozenset({"4", "7", "9"})
     first = [StreamState().apply(h.entries[0]).projection]
-    assert first[0].nodes[0].props == {"wordless": True, "observer": True, "name": "browser-300"}  # name: its caption
+    assert first[0].nodes[0].props == {"wordless": True, "observer": True, "declared": True,
+                                       "name": "browser-300"}  # name: its caption
 
 
 def test_a_subject_that_leaves_and_returns_comes_into_view_again() -> None:
@@ -134,8 +139,9 @@ def test_projection_of_a_boundary() -> None:
         transfers=[{"kind": "given", "subject": 4, "magnitude": 3}],
     )
     labels = [(n.label, n.id) for n in applied.projection.nodes]
-    assert labels == [("Observation", "obs-2-0"), ("Observation", "obs-2-1")]
-    props = applied.projection.nodes[1].props
+    assert labels == [("Actor", "o"), ("Observation", "obs-2-0"), ("Observation", "obs-2-1")]
+    assert applied.projection.nodes[0].props == {"view": ["4"], "boundary_tick": 5, "name": "o"}
+    props = applied.projection.nodes[2].props
     assert props == {
         "observer": "o",
         "tick": 5,
@@ -145,6 +151,7 @@ def test_projection_of_a_boundary() -> None:
         "weight": 6,
         "first": True,
         "entry": 2,
+        "first_of": '["o","given","4"]',  # its observer's first row of the pair: the key a write finds it by
         "name": "given 4",  # Neo4j Browser's caption
     }
     assert [(e.rel, e.src, e.dst) for e in applied.projection.edges] == [
