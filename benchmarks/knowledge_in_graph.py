@@ -1,6 +1,7 @@
-"""A service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph), and one that holds no belief layer
-either (and GRAPH_SERVICE_BELIEFS=graph), against one that holds both in memory: its start, its memory, and the
-cost of a knowledge write and a belief write, on the same store.
+"""A service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph), one that holds no belief layer
+either (and GRAPH_SERVICE_BELIEFS=graph), and one that holds no stream or statement state besides (and
+GRAPH_SERVICE_STREAM=graph), against one that holds them all in memory: its start, its memory, and the cost of a
+knowledge write, a belief write and a stream and a statement write, on the same store.
 
     .venv/bin/python -m benchmarks.knowledge_in_graph [--sizes 10000] [--rounds 3] [--writes 40]
 
@@ -9,11 +10,13 @@ round, each mode opens its own copy of that store in a process of its own (the t
 alternating by round): the start (Service.start: the replay, after the embedded server has loaded), the
 process's RSS after it, and `--writes` knowledge writes in process, each timed: a fact derived from two recent
 items, and the retraction of a live item (with what rests on it); and as many belief writes: evidence added to a
-belief the mix made. And the public bulk path in each mode: the
+belief the mix made; and as many boundaries of an observer (three subjects in view, one transfer) and statements
+made to it. And the public bulk path in each mode: the
 store's journal exported once (`graph_service export`), then loaded into an empty store by `graph_service load`
 in each mode, interleaved likewise: entries a second and the loading process's peak RSS. Medians over the
 rounds, and the ratio of each mode's to the memory mode's, measured in the same run. The modes: `memory`, `graph`
-(the knowledge state in the graph) and `graph+beliefs` (the belief layer too).
+(the knowledge state in the graph), `graph+beliefs` (the belief layer too) and `graph+beliefs+stream` (the stream
+and the statements too).
 """
 
 from __future__ import annotations
@@ -38,18 +41,20 @@ from graph_service.config import Settings
 from graph_service.knowledge import planning
 from graph_service.service import Service
 
-MODES = ("memory", "graph", "graph+beliefs")
+MODES = ("memory", "graph", "graph+beliefs", "graph+beliefs+stream")
 
 
 def settings_of(mode: str) -> dict[str, str]:
-    """The Settings fields of a mode: where the knowledge state and the belief layer are held."""
+    """The Settings fields of a mode: where the knowledge state, the belief layer and the stream are held."""
     return {"knowledge": "memory" if mode == "memory" else "graph",
-            "beliefs": "graph" if mode == "graph+beliefs" else "memory"}
+            "beliefs": "graph" if mode.startswith("graph+beliefs") else "memory",
+            "stream": "graph" if mode.endswith("+stream") else "memory"}
 
 
 def env_of(mode: str) -> dict[str, str]:
     held = settings_of(mode)
-    return {"GRAPH_SERVICE_KNOWLEDGE": held["knowledge"], "GRAPH_SERVICE_BELIEFS": held["beliefs"]}
+    return {"GRAPH_SERVICE_KNOWLEDGE": held["knowledge"], "GRAPH_SERVICE_BELIEFS": held["beliefs"],
+            "GRAPH_SERVICE_STREAM": held["stream"]}
 
 
 def rss_mb() -> float:
@@ -61,20 +66,23 @@ def rss_mb() -> float:
 
 
 def child(mode: str, data: Path, writes: int) -> dict[str, Any]:
-    """Open the store in `mode`, time its start, then `writes` adds and as many retractions, each timed (ms)."""
+    """Open the store in `mode`, time its start, then `writes` adds, retractions, evidence rows, boundaries of an
+    observer and statements to it, each timed (ms)."""
     service = Service.connect(Settings(data_dir=data, **settings_of(mode)))
     try:
         started = time.perf_counter()
         service.start()
         start_s = time.perf_counter() - started
         assert service.knowledge_in_graph == (mode != "memory")
-        assert service.beliefs_in_graph == (mode == "graph+beliefs")
+        assert service.beliefs_in_graph == mode.startswith("graph+beliefs")
+        assert service.stream_in_graph == mode.endswith("+stream")
         rss = rss_mb()
         ids = [r["id"] for r in service.graph.run("item_ids_upto", {"upto": service.journal.seq})]
         beliefs = [f"b{r['seq']}.1" for r in service.graph.run(  # the belief each creation made first
             "entries_of_op_upto", {"op": "belief.create", "upto": service.journal.seq})]
         rng = random.Random(7)  # the same choices in every mode: the stores are the same
-        adds, retractions, evidence = [], [], []
+        adds, retractions, evidence, boundaries, said = [], [], [], [], []
+        service.journal.write("bench", lambda: service.state.stream.plan("observer.declare", {"observer": "bench-eye"}))
         for i in range(writes):
             live = [x for x in ids[-400:] if service.state.item_status(x) not in (None, "retracted")]
             raw = {"kind": "fact", "body": {"s": f"bench-{i}", "r": "colour", "o": "v1"}, "source": "person",
@@ -93,9 +101,19 @@ def child(mode: str, data: Path, writes: int) -> dict[str, Any]:
             t = time.perf_counter()
             service.journal.write("bench", lambda row=row: service.plan_beliefs("evidence.add", row))
             evidence.append((time.perf_counter() - t) * 1e3)
+            boundary = {"observer": "bench-eye", "tick": i, "in_view": [str(n) for n in range(i % 7, i % 7 + 3)],
+                        "transfers": [{"kind": "given", "subject": str(i % 4), "magnitude": 3}]}
+            t = time.perf_counter()
+            service.journal.write("bench", lambda b=boundary: service.state.stream.plan("stream.presence", b))
+            boundaries.append((time.perf_counter() - t) * 1e3)
+            statement = {"text": f"the rock {i} is heavy", "speaker": f"bench-{i % 3}", "tick": i, "to": "bench-eye"}
+            t = time.perf_counter()
+            service.journal.write("bench", lambda st=statement: service.state.statements.plan("statement.say", st))
+            said.append((time.perf_counter() - t) * 1e3)
         return {"start_s": start_s, "rss_mb": rss, "add_ms": statistics.median(adds),
                 "retract_ms": statistics.median(retractions), "retract_p90_ms": _p90(retractions),
-                "evidence_ms": statistics.median(evidence)}
+                "evidence_ms": statistics.median(evidence), "boundary_ms": statistics.median(boundaries),
+                "say_ms": statistics.median(said)}
     finally:
         service.close()
 
@@ -165,7 +183,8 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> None:
     print(f"{size:,} entries, {args.rounds} rounds, {args.writes} adds, retractions and evidence rows a round "
           "(medians over the rounds; each mode / memory):")
     for figure, unit in (("start_s", "s"), ("rss_mb", "MB"), ("add_ms", "ms"), ("retract_ms", "ms"),
-                         ("retract_p90_ms", "ms"), ("evidence_ms", "ms"), ("load_per_s", "/s"),
+                         ("retract_p90_ms", "ms"), ("evidence_ms", "ms"), ("boundary_ms", "ms"), ("say_ms", "ms"),
+                         ("load_per_s", "/s"),
                          ("load_peak_rss_mb", "MB")):
         memory = statistics.median(r[figure] for r in got["memory"])
         line = f"  {figure:16} memory {memory:9.2f} {unit:2}"

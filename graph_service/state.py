@@ -198,12 +198,15 @@ class StoreState:
 
     def read_ahead(self, entries: Sequence[Entry]) -> None:
         """A bulk load about to apply these entries in turn says so first, so that what applying them reads of the
-        graph (knowledge taken from it, `knowledge_taken`; the belief layer's, `beliefs_taken`) is read in a few
-        statements, not one an entry. Changes nothing any entry's application gives."""
+        graph (knowledge taken from it, `knowledge_taken`; the belief layer's, `beliefs_taken`; the stream's,
+        `stream_taken`) is read in a few statements, not one an entry. Changes nothing any entry's application
+        gives."""
         for taken in (self.knowledge_taken, self.beliefs_taken):
             read_ahead = getattr(taken, "read_ahead", None)
             if read_ahead is not None:
                 read_ahead(entries)
+        if isinstance(self.stream, GraphStream):
+            self.stream.read_ahead(entries)
 
     def has_observation(self, observation_id: str) -> bool:
         """Was an Observation with this id written (a stream row or a message)?"""
