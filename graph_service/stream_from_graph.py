@@ -4,30 +4,21 @@ plans and applies their writes without holding every observer, row and conversat
 What their rules read is a few keyed parts (stream.state, statements.state): an observer, its view and last
 boundary, whether it has a row of a (kind, subject) pair, who spoke last in a conversation, whether an observation
 was written. Each is read by its index (`cypher/stream_parts.cypher`), those a plan or an application needs in one
-statement. What the entries the graph does not hold yet changed (this process's write before its projection lands,
-a bulk load's batches in flight) is kept here, part by part, with the position that changed it, until the graph
-holds that position: so a part reads as of the last entry applied without folding any history.
-
-Why reading the graph as it is now is exact: a part no entry past the graph's position changed has the same value
-at that position and at the entry being applied (the others are kept here). The graph can be past an entry only
-when another writer projected it; then this process's projection of it is refused by the projected position's
-guard, and what its application gives (`stream.state.applied_result`, `statements.state.evidence_specs`) comes
-from the entry alone. A plan read past the journal's head is caught by the append's compare-and-set, and made
-again."""
+statement, with what the entries the graph does not hold yet changed (graph_service.keyed_parts says why that is
+exact). What applying an entry gives comes from the entry alone (`stream.state.applied_result`,
+`statements.state.evidence_specs`)."""
 
 from __future__ import annotations
 
-import threading
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
 
 from graph_service.domain import Applied, Draft
 from graph_service.errors import UserError
 from graph_service.journal.chain import Entry
+from graph_service.keyed_parts import KeyedParts, Needs
 from graph_service.projection import Projection
 from graph_service.statements.state import OP_SAY, StatementState, conversation_id, evidence_specs
-from graph_service.storage.port import GraphPort
 from graph_service.stream.boundary import check_transfers, check_view
 from graph_service.stream.rows import Observation, check_actor, check_kind, check_subject
 from graph_service.stream.state import (
@@ -43,124 +34,17 @@ from graph_service.stream.state import (
 )
 from graph_service.stream.weights import DEFAULT_TABLE, WeightTable
 
-Needs = dict[str, list[str]]
-"""What a plan or an application reads: keys of the parts `stream_parts` reads ("observers", "pairs",
-"conversations", "observations")."""
 
-_PARTS_OF = {"observer": "observers", "boundary": "observers", "first": "pairs", "conversation": "conversations",
-             "observation": "observations"}
+class StreamParts(KeyedParts):
+    """The stream's and the statements' parts (KeyedParts), read by `cypher/stream_parts.cypher`."""
 
+    NEEDS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "observers": ("observer", "boundary"), "pairs": ("first",), "conversations": ("conversation",),
+        "observations": ("observation",)}
 
-class StreamParts:
-    """The parts as of the last entry applied: what the entries the graph does not hold yet changed, else what the
-    graph holds (read in one statement a plan or an application, kept for it alone: each thread reads its own)."""
-
-    def __init__(self, graph: GraphPort, held: Callable[[], int]) -> None:
-        self.graph, self.held = graph, held
-        self._ahead: dict[tuple[str, str], tuple[int, Any]] = {}
-        self._ahead_order: deque[tuple[int, tuple[str, str]]] = deque()
-        self._prepared: dict[int, dict[tuple[str, str], Any]] = {}
-        # What a bulk load read ahead for a window of entries: a key an entry changes leaves it (`keep`), so what
-        # is left is as the graph held it and no entry since changed it.
-        self._window: dict[tuple[str, str], Any] = {}
-        self._local = threading.local()
-        self.reads = 0  # statements run
-
-    def reset(self) -> None:
-        """Forget what entries changed (a replay from the start follows)."""
-        self._ahead.clear()
-        self._ahead_order.clear()
-        self._prepared.clear()
-        self._window = {}
-
-    def begin(self, needs: Needs, seq: int | None = None) -> None:
-        """A plan or an application starts in this thread: what earlier ones read is forgotten (the graph may have
-        moved since), what was read for entry `seq` beforehand (`prepare`) is taken, and what `needs` names and is
-        not known yet is read in one statement."""
-        found = self._local.found = self._prepared.pop(seq, {}) if seq is not None else {}
-        window = self._window
-        if window:
-            for need, keys in needs.items():
-                for part in [p for p, n in _PARTS_OF.items() if n == need]:
-                    found.update({(part, k): window[(part, k)] for k in keys if (part, k) in window})
-        self._read(needs, found)
-
-    def prepare(self, seq: int, needs: Needs) -> None:
-        """Read what applying entry `seq` will read, now (off the event loop), for its application to take."""
+    def _fetch(self, wanted: Needs) -> dict[tuple[str, str], Any]:
+        rows = self.graph.run("stream_parts", {need: wanted.get(need, []) for need in self.NEEDS})
         found: dict[tuple[str, str], Any] = {}
-        self._read(needs, found)
-        self._prepared = {s: f for s, f in self._prepared.items() if s > self.held()}
-        self._prepared[seq] = found
-
-    def read_ahead(self, needs: Iterable[Needs]) -> None:
-        """A bulk load about to apply a window of entries reads what they read in one statement, not one an entry
-        (a hint: what an application reads is the same either way)."""
-        merged: Needs = {}
-        for one in needs:
-            for need, keys in one.items():
-                merged.setdefault(need, []).extend(keys)
-        window: dict[tuple[str, str], Any] = {}
-        self._read(merged, window)
-        self._window = window
-
-    def get(self, part: str, key: str) -> Any:
-        """The part at `key` as of the last entry applied (None: nothing there)."""
-        ahead = self._ahead.get((part, key))
-        if ahead is not None and ahead[0] > self.held():
-            return ahead[1]
-        found: dict[tuple[str, str], Any] | None = getattr(self._local, "found", None)
-        if found is None:
-            found = self._local.found = {}
-        if (part, key) not in found:
-            if (part, key) in self._window:
-                return self._window[(part, key)]
-            self._read({_PARTS_OF[part]: [key]}, found)
-        return found[(part, key)]
-
-    def keep(self, part: str, key: str, value: Any, seq: int) -> None:
-        """Entry `seq` changed the part at `key` to `value`: kept until the graph holds that entry."""
-        self._ahead[(part, key)] = (seq, value)
-        self._ahead_order.append((seq, (part, key)))
-        self._window.pop((part, key), None)
-        self._forget_held()
-
-    def _forget_held(self) -> None:
-        held = self.held()
-        order = self._ahead_order
-        while order and order[0][0] <= held:
-            seq, key = order.popleft()
-            if self._ahead.get(key, (None,))[0] == seq:
-                del self._ahead[key]
-
-    @property
-    def ahead(self) -> int:
-        """How many parts are kept for entries the graph does not hold yet."""
-        self._forget_held()
-        return len(self._ahead)
-
-    def _read(self, needs: Needs, found: dict[tuple[str, str], Any]) -> None:
-        held = self.held()
-
-        def wanted(part: str, keys: Iterable[str]) -> list[str]:
-            return [k for k in dict.fromkeys(keys) if (part, k) not in found
-                    and not ((part, k) in self._ahead and self._ahead[(part, k)][0] > held)]
-
-        params = {
-            "observers": wanted("observer", needs.get("observers", ())),
-            "pairs": wanted("first", needs.get("pairs", ())),
-            "conversations": wanted("conversation", needs.get("conversations", ())),
-            "observations": wanted("observation", needs.get("observations", ())),
-        }
-        if not any(params.values()):
-            return
-        rows = self.graph.run("stream_parts", params)
-        self.reads += 1
-        for name in params["observers"]:
-            found[("observer", name)] = found[("boundary", name)] = None
-        for part, keys in (("first", params["pairs"]), ("conversation", params["conversations"]),
-                           ("observation", params["observations"])):
-            for key in keys:
-                found[(part, key)] = None
         for row in rows:
             part, key, value = row["part"], row["key"], row["value"]
             if part == "observer":
@@ -170,6 +54,7 @@ class StreamParts:
                 found[("boundary", key)] = None if tick is None else (frozenset(value.get("view") or ()), tick)
             else:
                 found[(part, key)] = value
+        return found
 
 
 class GraphStream(StreamState):
@@ -278,7 +163,7 @@ class GraphStatements(StatementState):
         prepare(self.parts, entry, DEFAULT_TABLE)
 
 
-def prepare(parts: StreamParts, entry: Entry, table: WeightTable) -> None:
+def prepare(parts: KeyedParts, entry: Entry, table: WeightTable) -> None:
     """Read beforehand what applying this entry reads; nothing for a malformed one (its application refuses it)."""
     try:
         needs = entry_needs(entry, table)
