@@ -41,3 +41,4 @@ CREATE INDEX FOR (n:Conversation) ON (n.id);
 CREATE INDEX FOR (n:Belief) ON (n.text_key);
 CREATE INDEX FOR (n:Belief) ON (n.subject);
 CREATE INDEX FOR (n:Observation) ON (n.first_of);
+CREATE INDEX FOR (n:Question) ON (n.target);

@@ -41,3 +41,4 @@ CREATE INDEX item_id_key IF NOT EXISTS FOR (n:Item) ON (n.id_key);
 CREATE INDEX belief_text_key IF NOT EXISTS FOR (n:Belief) ON (n.text_key);
 CREATE INDEX belief_subject IF NOT EXISTS FOR (n:Belief) ON (n.subject);
 CREATE INDEX observation_first_of IF NOT EXISTS FOR (n:Observation) ON (n.first_of);
+CREATE INDEX question_target IF NOT EXISTS FOR (n:Question) ON (n.target);

@@ -375,10 +375,12 @@ def _export(settings: Settings, args: argparse.Namespace) -> int:
         from graph_service.state import replay
 
         position = service.state.position
-        # A service holding no knowledge state, belief layer or stream (GRAPH_SERVICE_KNOWLEDGE/BELIEFS/STREAM=graph)
-        # has no records to describe: the document is made from the journal replayed, as `prov` as of a position is.
+        # A service holding no knowledge state, belief layer, stream or questions (GRAPH_SERVICE_KNOWLEDGE/BELIEFS/
+        # STREAM/QUESTIONS=graph) has no records to describe: the document is made from the journal replayed, as
+        # `prov` as of a position is.
         state = replay(journal.entries_after(0, limit=position)) if (
-            service.knowledge_in_graph or service.beliefs_in_graph or service.stream_in_graph) else service.state
+            service.knowledge_in_graph or service.beliefs_in_graph or service.stream_in_graph
+            or service.questions_in_graph) else service.state
         with progress(journal.entries_after(0, limit=position), desc="export", total=position) as entries:
             document = prov_document(state, entries, node=args.node)
         _stage(f"export: writing {args.format} ({len(document.get_records())} records)")

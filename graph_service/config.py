@@ -15,7 +15,7 @@ def _flag(name: str, default: bool) -> bool:
 
 
 KNOWLEDGE_MODES = ("memory", "graph")
-"""Settings.knowledge, Settings.beliefs and Settings.stream: the whole state in memory, or none (read from the graph
+"""Settings.knowledge, .beliefs, .stream and .questions: the whole state in memory, or none (read from the graph
 as each write needs)."""
 
 
@@ -61,6 +61,11 @@ class Settings:
     spoke last to whom): "memory" (rebuilt by replaying the journal at start) or "graph" (none: each stream or
     statement write reads from the graph the parts it touches, and a start applies nothing of the entries the graph
     holds to them). See KNOWLEDGE_MODES."""
+    questions: str = "memory"
+    """Where the service keeps the unknowns and questions it plans and applies question writes on: "memory"
+    (rebuilt by replaying the journal at start) or "graph" (none: each question write reads from the graph the
+    unknowns and questions it touches, a ranking every open one, and a start applies nothing of the entries the
+    graph holds to them). See KNOWLEDGE_MODES."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -68,11 +73,11 @@ class Settings:
         """GRAPH_SERVICE_DATA, NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD/NEO4J_DATABASE, GRAPH_SERVICE_HOST/PORT,
         GRAPH_SERVICE_WORKERS, GRAPH_SERVICE_GRAPHIQL, GRAPH_SERVICE_INTROSPECTION, GRAPH_SERVICE_TOKENS,
         GRAPH_SERVICE_SIGNING_KEY, GRAPH_SERVICE_SIGNER_NAME, GRAPH_SERVICE_LOG_ORIGIN, GRAPH_SERVICE_KNOWLEDGE,
-        GRAPH_SERVICE_BELIEFS, GRAPH_SERVICE_STREAM.
+        GRAPH_SERVICE_BELIEFS, GRAPH_SERVICE_STREAM, GRAPH_SERVICE_QUESTIONS.
         ValueError naming the variable for a value it does not take."""
         tokens = os.environ.get("GRAPH_SERVICE_TOKENS")
         knowledge, beliefs = _mode("GRAPH_SERVICE_KNOWLEDGE"), _mode("GRAPH_SERVICE_BELIEFS")
-        stream = _mode("GRAPH_SERVICE_STREAM")
+        stream, questions = _mode("GRAPH_SERVICE_STREAM"), _mode("GRAPH_SERVICE_QUESTIONS")
         return cls(
             data_dir=Path(os.environ.get("GRAPH_SERVICE_DATA", "data")),
             neo4j_uri=os.environ.get("NEO4J_URI") or None,
@@ -92,4 +97,5 @@ class Settings:
             knowledge=knowledge,
             beliefs=beliefs,
             stream=stream,
+            questions=questions,
         )

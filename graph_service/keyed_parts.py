@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from graph_service.storage.port import GraphPort
@@ -52,24 +53,48 @@ class KeyedParts:
         self._prepared.clear()
         self._window = {}
 
-    def begin(self, needs: Needs, seq: int | None = None) -> None:
-        """A plan or an application starts in this thread: what earlier ones read is forgotten (the graph may have
-        moved since), what was read for entry `seq` beforehand (`prepare`) is taken, and what `needs` names and is
-        not known yet is read in one statement."""
-        found = self._local.found = self._prepared.pop(seq, {}) if seq is not None else {}
+    @contextmanager
+    def reading(self, needs: Needs, seq: int | None = None) -> Iterator[None]:
+        """While a plan or an application runs in this thread: what `needs` names is read first, in one statement
+        (taking what was read for entry `seq` beforehand: `prepare`), and what it reads is kept for it alone. A
+        read outside one reads the graph each time: what an earlier one read may have changed since."""
+        found = self._prepared.pop(seq, {}) if seq is not None else {}
         window = self._window
         if window:
             for need, keys in needs.items():
                 for part in self.NEEDS[need]:
                     found.update({(part, k): window[(part, k)] for k in keys if (part, k) in window})
         self._read(needs, found)
+        self._local.found = found
+        try:
+            yield
+        finally:
+            self._local.found = None
+
+    def give(self, part: str, values: Mapping[str, Any]) -> None:
+        """Within a plan or an application (`reading`), these keys of `part` were read already (a whole read)."""
+        found = getattr(self._local, "found", None)
+        if found is not None:
+            found.update({(part, key): value for key, value in values.items() if (part, key) not in found})
+
+    def kept(self, part: str) -> dict[str, Any]:
+        """What the entries the graph does not hold yet changed of `part`, by key."""
+        held = self.held()
+        return {key: value for (kept_part, key), (seq, value) in list(self._ahead.items())
+                if kept_part == part and seq > held}
 
     def prepare(self, seq: int, needs: Needs) -> None:
-        """Read what applying entry `seq` will read, now (off the event loop), for its application to take."""
-        found: dict[tuple[str, str], Any] = {}
+        """Read what applying entry `seq` will read, now (off the event loop), for its application to take (added to
+        what was read for it already)."""
+        held = self.held()
+        found = self._prepared.get(seq, {})  # what was read for it already
         self._read(needs, found)
-        self._prepared = {s: f for s, f in self._prepared.items() if s > self.held()}
+        self._prepared = {s: f for s, f in self._prepared.items() if s > held}
         self._prepared[seq] = found
+
+    def prepared(self, seq: int, part: str, key: str) -> Any:
+        """What `prepare` read for entry `seq` of `part` at `key` (None: nothing there, or not read)."""
+        return self._prepared.get(seq, {}).get((part, key))
 
     def read_ahead(self, needs: Iterable[Needs]) -> None:
         """A bulk load about to apply a window of entries reads what they read in one statement, not one an entry
@@ -89,7 +114,7 @@ class KeyedParts:
             return ahead[1]
         found: dict[tuple[str, str], Any] | None = getattr(self._local, "found", None)
         if found is None:
-            found = self._local.found = {}
+            found = {}  # outside a plan or an application: nothing read before is current
         if (part, key) not in found:
             if (part, key) in self._window:
                 return self._window[(part, key)]
@@ -101,6 +126,9 @@ class KeyedParts:
         self._ahead[(part, key)] = (seq, value)
         self._ahead_order.append((seq, (part, key)))
         self._window.pop((part, key), None)
+        found = getattr(self._local, "found", None)
+        if found is not None:  # once the graph holds the entry, the key is read from it again
+            found.pop((part, key), None)
         self._forget_held()
 
     def _forget_held(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol, TypeVar, cast
 
 from graph_service.beliefs_from_graph import BeliefsFromGraph
@@ -15,6 +16,7 @@ from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
 from graph_service.projection import KEEPS_BELIEF_WRITES, KEEPS_NOW_READS, KEEPS_STREAM_WRITES
+from graph_service.questions_from_graph import GraphQuestions, QuestionParts
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
@@ -72,6 +74,30 @@ class Service:
         self._choose_knowledge()
         self._choose_beliefs()
         self._choose_stream()
+        self._choose_questions()
+
+    def _choose_questions(self) -> None:
+        """Hold no unknowns or questions (each question write reads from the graph those it touches, a ranking every
+        open one; a start applies nothing of the entries the graph holds to them) when the settings ask for it and
+        the store's graph keeps the pages those reads use; a store written before it did keeps them in memory."""
+        if self.settings.questions != "graph":
+            return
+        if not self.journal.keeps_at_least(KEEPS_NOW_READS):
+            log.warning("GRAPH_SERVICE_QUESTIONS=graph: this store's graph was written before it kept what a question "
+                        "write reads; its questions are held in memory (export and load it into a new store)")
+            return
+        self.state.questions_taken = QuestionParts(self.graph, lambda: self.journal.graph_holds)
+
+    @property
+    def questions_in_graph(self) -> bool:
+        """Does this service hold no unknowns or questions (each question write reads the graph)?"""
+        return self.state.questions_taken is not None
+
+    def planning_questions(self) -> AbstractContextManager[None]:
+        """The context a question plan runs in: with the questions read from the graph, what it reads (a ranking's
+        whole read included) is read once for it; nothing otherwise."""
+        questions = self.state.questions
+        return questions.planning() if isinstance(questions, GraphQuestions) else nullcontext()
 
     def _choose_stream(self) -> None:
         """Hold no stream or statement state (each of their writes reads from the graph the parts it touches; a
@@ -151,6 +177,10 @@ class Service:
         """What a planner over the whole store state gives (the questions' planners: they read its knowledge), as
         `plan_knowledge` runs a knowledge planner: with its knowledge state, or with one of what it reads of the
         graph as of the journal's head, the disputes and snapshots it names by id (`ids`) read first."""
+        with self.planning_questions():
+            return self._plan_on_store(plan, ids)
+
+    def _plan_on_store(self, plan: Callable[[StoreState], Planned], ids: Iterable[str]) -> Planned:
         if not self.knowledge_in_graph:
             return plan(self.state)
         planned: list[Planned] = []

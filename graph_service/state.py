@@ -24,6 +24,8 @@ from graph_service.knowledge.ops import subject_of
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.projection import Projection
 from graph_service.questions import ANSWER_QUESTION, QuestionState
+from graph_service.questions import OPS as QUESTION_OPS
+from graph_service.questions_from_graph import GraphQuestions, QuestionParts
 from graph_service.statements import OP_SAY, StatementState, message_observation_id
 from graph_service.stream.state import OPS as STREAM_OPS
 from graph_service.stream.state import StreamState
@@ -68,6 +70,8 @@ class StoreState:
     effects are in the graph), and one it does not hold is applied on a scratch layer that reads what it touches of
     the graph (`beliefs_taken.state_for`), which `beliefs` is while the entry is applied.
 
+    With `questions_taken`, the questions hold no state either (graph_service.questions_from_graph).
+
     With `stream_taken`, the stream and the statements hold no state: their rules read the parts they touch from
     the graph, with what the entries it does not hold yet changed (graph_service.stream_from_graph).
 
@@ -79,10 +83,12 @@ class StoreState:
     """
 
     def __init__(self, knowledge_taken: KnowledgeTaken | None = None,
-                 beliefs_taken: BeliefsTaken | None = None, stream_taken: StreamParts | None = None) -> None:
+                 beliefs_taken: BeliefsTaken | None = None, stream_taken: StreamParts | None = None,
+                 questions_taken: QuestionParts | None = None) -> None:
         self.knowledge_taken = knowledge_taken
         self.beliefs_taken = beliefs_taken
         self.stream_taken = stream_taken
+        self.questions_taken = questions_taken
         self.notes = NoteDomain()
         self.knowledge = KnowledgeState()
         self.beliefs: BeliefState = BeliefState() if beliefs_taken is None else HELD_BELIEFS  # type: ignore[assignment]
@@ -92,7 +98,7 @@ class StoreState:
         else:
             self.stream = GraphStream(stream_taken)
             self.statements = GraphStatements(self.stream)
-        self.questions = QuestionState()
+        self.questions = QuestionState() if questions_taken is None else GraphQuestions(questions_taken)
         self.position = 0
         self.skip: frozenset[str] = frozenset()  # items a replay leaves out (see `replay`)
         self._observations: set[str] = set()
@@ -117,9 +123,11 @@ class StoreState:
         """Back to the empty state (before a full replay)."""
         if self.beliefs_taken is not None:
             self.beliefs_taken.reset()
-        if self.stream_taken is not None:
-            self.stream_taken.reset()
-        self.__init__(self.knowledge_taken, self.beliefs_taken, self.stream_taken)  # type: ignore[misc]
+        for parts in (self.stream_taken, self.questions_taken):
+            if parts is not None:
+                parts.reset()
+        self.__init__(self.knowledge_taken, self.beliefs_taken, self.stream_taken,  # type: ignore[misc]
+                      self.questions_taken)
 
     def handles(self, op: str) -> bool:
         return any(d.handles(op) for d in self._domains)
@@ -169,7 +177,11 @@ class StoreState:
     def prepares(self, entry: Entry) -> bool:
         """Does applying this entry read the graph (a knowledge entry, or an answer carrying knowledge operations,
         taken from the graph: `knowledge_taken`)? Then `prepare` reads it beforehand, off the event loop."""
-        return self._prepares_knowledge(entry) or self._prepares_beliefs(entry) or self._prepares_stream(entry)
+        return (self._prepares_knowledge(entry) or self._prepares_beliefs(entry) or self._prepares_stream(entry)
+                or self._prepares_questions(entry))
+
+    def _prepares_questions(self, entry: Entry) -> bool:
+        return self.questions_taken is not None and entry.op in QUESTION_OPS
 
     def _prepares_stream(self, entry: Entry) -> bool:
         return self.stream_taken is not None and (entry.op in STREAM_OPS or entry.op == OP_SAY
@@ -189,6 +201,8 @@ class StoreState:
             self.knowledge_taken.prepare(entry)  # type: ignore[union-attr]
         if self._prepares_beliefs(entry):
             self.beliefs_taken.prepare(entry)  # type: ignore[union-attr]
+        if self._prepares_questions(entry):
+            self.questions.prepare(entry)  # type: ignore[attr-defined]
         if self._prepares_stream(entry):
             marked = _marks_observation(entry)
             if marked is not None:
@@ -205,8 +219,9 @@ class StoreState:
             read_ahead = getattr(taken, "read_ahead", None)
             if read_ahead is not None:
                 read_ahead(entries)
-        if isinstance(self.stream, GraphStream):
-            self.stream.read_ahead(entries)
+        for domain in (self.stream, self.questions):
+            if isinstance(domain, (GraphStream, GraphQuestions)):
+                domain.read_ahead(list(entries))
 
     def has_observation(self, observation_id: str) -> bool:
         """Was an Observation with this id written (a stream row or a message)?"""
@@ -256,7 +271,8 @@ class StoreState:
         if isinstance(stream, GraphStream):
             if seq <= stream.parts.held():
                 return False
-            stream.parts.begin({"observations": [observation_id]}, seq)
+            with stream.parts.reading({"observations": [observation_id]}, seq):
+                return stream.has_observation(observation_id)
         return self.has_observation(observation_id)
 
     def _answered(self, entry: Entry, applied: Applied) -> None:

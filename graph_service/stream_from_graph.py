@@ -100,15 +100,15 @@ class GraphStream(StreamState):
         self.parts.keep("observation", observation_id, True, seq)
 
     def plan(self, op: str, payload: Mapping[str, Any]) -> Draft:
-        self.parts.begin(request_needs(op, payload, self.table))
-        return super().plan(op, payload)
+        with self.parts.reading(request_needs(op, payload, self.table)):
+            return super().plan(op, payload)
 
     def apply(self, entry: Entry) -> Applied:
         if entry.seq <= self.parts.held():  # the graph holds what it did: only what it gives
             return Applied(Projection(), applied_result(entry, self.table))
-        self.parts.begin(entry_needs(entry, self.table), entry.seq)
         self._seq = entry.seq
-        return super().apply(entry)
+        with self.parts.reading(entry_needs(entry, self.table), entry.seq):
+            return super().apply(entry)
 
     def prepare(self, entry: Entry) -> None:
         """Read what applying this landed entry reads (see StreamParts.prepare)."""
@@ -149,15 +149,15 @@ class GraphStatements(StatementState):
         self.parts.keep("conversation", conversation, speaker, self._seq)
 
     def plan(self, op: str, payload: Mapping[str, Any]) -> Draft:
-        self.parts.begin(request_needs(op, payload, DEFAULT_TABLE))
-        return super().plan(op, payload)
+        with self.parts.reading(request_needs(op, payload, DEFAULT_TABLE)):
+            return super().plan(op, payload)
 
     def apply(self, entry: Entry) -> Applied:
         if entry.op == OP_SAY and entry.seq <= self.parts.held():
             return Applied(Projection(), evidence_specs(entry))
-        self.parts.begin(entry_needs(entry, DEFAULT_TABLE), entry.seq)
         self._seq = entry.seq
-        return super().apply(entry)
+        with self.parts.reading(entry_needs(entry, DEFAULT_TABLE), entry.seq):
+            return super().apply(entry)
 
     def prepare(self, entry: Entry) -> None:
         prepare(self.parts, entry, DEFAULT_TABLE)

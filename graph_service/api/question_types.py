@@ -28,7 +28,7 @@ from graph_service.questions import plans
 from graph_service.questions.candidates import Candidate, Score
 from graph_service.questions.ranking import open_question_rows
 from graph_service.questions.select import Selection
-from graph_service.questions.state import QuestionRecord, UnknownRecord
+from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
 from graph_service.questions.targets import StateTargets, TargetView
 from graph_service.service import Service
 from graph_service.targets_from_graph import GraphTargets
@@ -212,9 +212,23 @@ async def _open_targets_off_the_loop(service: Service) -> tuple[int, list[Candid
     upto = service.journal.seq
     if not service.journal.keeps_at_least(KEEPS_NOW_READS) or service.journal.projected < upto:
         return None
-    view, read = service.state.questions.ranking_view(), knowledge_read(service)
-    found = await off_the_loop(lambda: TargetView(GraphTargets(service.graph, read), view).candidates(), "past")
+    view, read = _ranking_view(service), knowledge_read(service)
+    found = await off_the_loop(lambda: TargetView(GraphTargets(service.graph, read), view()).candidates(), "past")
     return upto, found
+
+
+def _ranking_view(service: Service) -> Callable[[], QuestionState]:
+    """What a ranking reads of the questions, for a worker thread: a copy of the state's taken now (it goes on
+    changing), or, for a service that holds no questions, read from the graph when called (in the worker)."""
+    if service.questions_in_graph:
+        return service.state.questions.ranking_view
+    view = service.state.questions.ranking_view()
+    return lambda: view
+
+
+async def _record(service: Service, read: Callable[[], R]) -> R:
+    """A question's or an unknown's record: from the state, or from the graph in a worker thread."""
+    return await off_the_loop(read, "past") if service.questions_in_graph else read()
 
 
 @strawberry.type
@@ -233,8 +247,8 @@ class QuestionQuery:
             # The knowledge side from the graph (what is open and what it stands on, by indexes), the questions
             # from a copy of what the ranking reads of the state's: in a worker thread, so the loop serves other
             # requests while the ranking reads the graph (its own KnowledgeRead: the request's is the loop's).
-            view, read = service.state.questions.ranking_view(), knowledge_read(service)
-            rows = await off_the_loop(lambda: open_question_rows(GraphTargets(service.graph, read), view), "past")
+            view, read = _ranking_view(service), knowledge_read(service)
+            rows = await off_the_loop(lambda: open_question_rows(GraphTargets(service.graph, read), view()), "past")
         elif as_of is None:  # a store written before the graph kept what that reads: its state's, on the loop
             rows = open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
         else:  # the same ranking over the state the graph's history gives (never a replay), in a process of
@@ -289,7 +303,7 @@ class QuestionMutation:
                                                 decisions=decisions, parent=parent, id=id))
         done = await journal_write(info, lambda: service.plan_on_store(
             lambda store: plans.plan_declare(store, **declaration), declaration.get("decisions") or ()))
-        record = service.state.questions.unknown(done.result["unknown"])
+        record = await _record(service, lambda: service.state.questions.unknown(done.result["unknown"]))
         assert record is not None
         return Unknown.of(record)
 
@@ -312,6 +326,10 @@ class QuestionMutation:
         ranked = await _open_targets_off_the_loop(service)
 
         def plan() -> Draft:
+            with service.planning_questions():  # what it reads of the questions, read once for it
+                return planned_next()
+
+        def planned_next() -> Draft:
             # The targets read off the loop, if nothing was written since; else the state's, here (exact either way),
             # or the graph's, here, for a service that holds no knowledge state.
             candidates = ranked[1] if ranked is not None and ranked[0] == service.journal.seq else None
@@ -332,7 +350,7 @@ class QuestionMutation:
         planned = chosen[0]
         if planned.existing is not None:  # only the request's declaration was written
             return _next(planned.selection, planned.existing, False, planned.declared, done.entry.seq)
-        record = service.state.questions.question(done.result["question"])
+        record = await _record(service, lambda: service.state.questions.question(done.result["question"]))
         return _next(planned.selection, record, True, planned.declared, done.entry.seq)
 
     @strawberry.mutation(description="A person's answer: a dispute's right value, whether a stale item still holds "
@@ -350,11 +368,12 @@ class QuestionMutation:
                             description="For an unknown: the s and r of the fact recorded (default: its factor, "
                                         "\"is\").")] = None) -> AnswerOutcome:
         service = service_of(info)
-        asked = service.state.questions.question(question) if isinstance(question, str) else None
+        asked = await _record(service, lambda: service.state.questions.question(question)) if isinstance(
+            question, str) else None
         done = await journal_write(info, lambda: service.plan_on_store(lambda store: plans.plan_answer(
             store, question, by=author_of(info), value=value, confirmed=confirmed, fact=fact),
             [asked.target] if asked is not None else ()))
-        record = service.state.questions.question(done.result["question"])
+        record = await _record(service, lambda: service.state.questions.question(done.result["question"]))
         assert record is not None and record.answer is not None
         r = done.result
         return AnswerOutcome(

@@ -150,6 +150,16 @@ class QuestionState:
     def unknown(self, unknown_id: str) -> UnknownRecord | None:
         return self._unknowns.get(unknown_id)
 
+    def _declared(self, unknown_id: str) -> UnknownRecord:
+        """An unknown a question was asked about: declared, or the state is broken."""
+        found = self.unknown(unknown_id)
+        if found is None:
+            raise RuntimeError(f"a question names unknown {unknown_id!r}, which was never declared")
+        return found
+
+    def _keep_unknown(self, unknown: UnknownRecord) -> None:
+        self._unknowns[unknown.id] = unknown
+
     def question(self, question_id: str) -> QuestionRecord | None:
         return self._questions.get(question_id)
 
@@ -188,7 +198,7 @@ class QuestionState:
         return self._candidate(_unknown_record(declaration.payload, at))
 
     def _candidate(self, unknown: UnknownRecord) -> Candidate:
-        parent = self._unknowns.get(unknown.parent) if unknown.parent else None
+        parent = self.unknown(unknown.parent) if unknown.parent else None
         context = parent.factor if parent else (unknown.parent or unknown.situation)
         return Candidate(
             id=unknown.id,
@@ -227,7 +237,7 @@ class QuestionState:
         factor = clean_text(factor, "factor") if factor is not None else text
         parent = _optional_text(parent, "parent")
         unknown_id = clean_text(id, "id") if id is not None else _unknown_id(situation, factor, text)
-        if unknown_id in self._unknowns:
+        if self.unknown(unknown_id) is not None:
             raise Conflict(f"unknown {unknown_id!r} is already declared", field="id")
         if parent == unknown_id:
             raise UserError("an unknown cannot be its own parent", field="parent")
@@ -254,7 +264,7 @@ class QuestionState:
             raise UserError("selection must be a Selection", field="selection")
         if declared is not None and (not isinstance(declared, Draft) or declared.op != DECLARE_UNKNOWN):
             raise UserError("declared must be a planned unknown.declare", field="declare")
-        if declared is not None and declared.payload["id"] in self._unknowns:
+        if declared is not None and self.unknown(declared.payload["id"]) is not None:
             raise Conflict(f"unknown {declared.payload['id']!r} is already declared", field="id")
         target = selection.target
         if target is None or selection.text is None:
@@ -262,7 +272,7 @@ class QuestionState:
         if target.resolved:
             raise Conflict(f"{target.kind} {target.id!r} is already resolved", field="target")
         if target.kind == UNKNOWN and not (declared is not None and declared.payload["id"] == target.id):
-            unknown = self._unknowns.get(target.id)
+            unknown = self.unknown(target.id)
             if unknown is None:
                 raise NotFound(f"unknown {target.id!r} was never declared", field="target")
             if unknown.answered:
@@ -270,7 +280,7 @@ class QuestionState:
         pending = self.open_question_for(target.id)
         if pending is not None:
             raise Conflict(f"question {pending.id!r} about {target.id!r} awaits an answer", field="target")
-        asked_before = len(self._about.get(target.id, ()))
+        asked_before = len(self.questions_about(target.id))
         payload = {
             "id": f"{target.id}#q{asked_before + 1}",
             "target": target.id,
@@ -309,18 +319,18 @@ class QuestionState:
             raise UserError("target_open must be a boolean", field="target_open")
         if not target_open:
             raise Conflict(f"{record.target_kind} {record.target!r} is no longer open", field="question")
-        unknown = self._unknowns.get(record.target) if record.target_kind == UNKNOWN else None
+        unknown = self.unknown(record.target) if record.target_kind == UNKNOWN else None
         answer, effect = answer_effect(record, unknown, value=value, confirmed=confirmed, fact=fact)
         payload = {"question": record.id, "answer": answer, "confirmed": confirmed, "effect": effect}
         return Draft(ANSWER_QUESTION, payload)
 
     def _open_question(self, question_id: str) -> QuestionRecord:
-        record = self._questions.get(question_id)
+        record = self.question(question_id)
         if record is None:
             raise NotFound(f"no question {question_id!r}", field="question")
         if record.answered:
             raise Conflict(f"question {question_id!r} is already answered", field="question")
-        if record.target_kind == UNKNOWN and self._unknowns[record.target].answered:
+        if record.target_kind == UNKNOWN and self._declared(record.target).answered:
             raise Conflict(f"unknown {record.target!r} is already answered", field="question")
         return record
 
@@ -338,10 +348,10 @@ class QuestionState:
 
     def _apply_declare(self, entry: Entry) -> Applied:
         p = entry.payload
-        if p["id"] in self._unknowns:
+        if self.unknown(p["id"]) is not None:
             raise Conflict(f"unknown {p['id']!r} is already declared", field="id")
         unknown = _unknown_record(p, entry.seq)
-        self._unknowns[unknown.id] = unknown
+        self._keep_unknown(unknown)
         projection = Projection()
         projection.node(
             "Unknown",
@@ -365,18 +375,18 @@ class QuestionState:
     def _apply_ask(self, entry: Entry) -> Applied:
         p = entry.payload
         declared = p.get("declare")
-        if p["id"] in self._questions:
+        if self.question(p["id"]) is not None:
             raise Conflict(f"question {p['id']!r} was already asked", field="id")
         if p["target_kind"] not in CANDIDATE_KINDS:
             raise UserError(f"target_kind {p['target_kind']!r} bears no question", field="target_kind")
         if p["path"] not in (PREFERRED, FALLBACK) or p.get("rejected") not in (None, *REJECTION_REASONS):
             raise UserError("path or rejected is not a known selection outcome", field="path")
-        if declared is not None and declared["id"] in self._unknowns:
+        if declared is not None and self.unknown(declared["id"]) is not None:
             raise Conflict(f"unknown {declared['id']!r} is already declared", field="id")
         declares_target = declared is not None and declared["id"] == p["target"]
-        if p["target_kind"] == UNKNOWN and not declares_target and p["target"] not in self._unknowns:
+        if p["target_kind"] == UNKNOWN and not declares_target and self.unknown(p["target"]) is None:
             raise NotFound(f"unknown {p['target']!r} was never declared", field="target")
-        if p["target_kind"] == UNKNOWN and not declares_target and self._unknowns[p["target"]].answered:
+        if p["target_kind"] == UNKNOWN and not declares_target and self._declared(p["target"]).answered:
             raise Conflict(f"unknown {p['target']!r} is already answered", field="target")
         if self.open_question_for(p["target"]) is not None:
             raise Conflict(f"a question about {p['target']!r} awaits an answer", field="target")
@@ -441,9 +451,9 @@ class QuestionState:
         )
         if record.target_kind == UNKNOWN:
             unknown = replace(
-                self._unknowns[record.target], answered=True, answer=answered.answer, answered_at=entry.seq
+                self._declared(record.target), answered=True, answer=answered.answer, answered_at=entry.seq
             )
-            self._unknowns[unknown.id] = unknown
+            self._keep_unknown(unknown)
             projection.node(
                 "Unknown", unknown.id, status="answered", answer=unknown.answer, answered_at=entry.seq
             )

@@ -21,19 +21,20 @@ from graph_service.config import Settings
 from graph_service.domain import Draft
 from graph_service.journal.steps import run_steps_waiting
 from graph_service.journal.store import WriteResult
+from graph_service.questions_from_graph import GraphQuestions
 from graph_service.service import Service
 from graph_service.stream_from_graph import GraphStream
 
 
 @contextmanager
 def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, knowledge: bool = True,
-                    beliefs: bool = False, stream: bool = False) -> Iterator[TestClient]:
-    """The API on `settings` with the knowledge state (`knowledge`), the belief layer (`beliefs`) and the stream's
-    and statements' state (`stream`) in the graph; every service it opened held none of them, and the store
-    verifies after it, opened again the same way (a start that takes the knowledge entries as the graph holds them,
-    and applies nothing of its entries to the layer or the stream)."""
+                    beliefs: bool = False, stream: bool = False, questions: bool = False) -> Iterator[TestClient]:
+    """The API on `settings` with the knowledge state (`knowledge`), the belief layer (`beliefs`), the stream's
+    and statements' state (`stream`) and the unknowns and questions (`questions`) in the graph; every service it
+    opened held none of them, and the store verifies after it, opened again the same way (a start that takes the
+    knowledge entries as the graph holds them, and applies nothing of its entries to the others)."""
     settings = replace(settings, knowledge="graph" if knowledge else "memory", beliefs="graph" if beliefs else "memory",
-                       stream="graph" if stream else "memory")
+                       stream="graph" if stream else "memory", questions="graph" if questions else "memory")
     opened: list[Service] = []
     choose = Service._choose_state
 
@@ -43,7 +44,7 @@ def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, know
 
     def held_as_asked(service: Service) -> bool:
         return (service.knowledge_in_graph == knowledge and service.beliefs_in_graph == beliefs
-                and service.stream_in_graph == stream)
+                and service.stream_in_graph == stream and service.questions_in_graph == questions)
 
     monkeypatch.setattr(Service, "_choose_state", chosen)
     with TestClient(create_app(settings)) as c:
@@ -55,6 +56,7 @@ def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, know
         assert not knowledge or not service.state.knowledge.items
         assert not beliefs or not isinstance(service.state.beliefs, BeliefState)
         assert not stream or isinstance(service.state.stream, GraphStream)
+        assert not questions or isinstance(service.state.questions, GraphQuestions)
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
     finally:

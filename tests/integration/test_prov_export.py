@@ -142,7 +142,8 @@ def test_a_service_holding_no_state_exports_the_same_document(backend: Backend, 
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
     done = subprocess.run([sys.executable, "-m", "graph_service", "export", "--format", "prov-json", "--output",
                            str(out)], cwd=ROOT, env={**env, **backend.env(), "GRAPH_SERVICE_KNOWLEDGE": "graph",
-                                                     "GRAPH_SERVICE_BELIEFS": "graph", "GRAPH_SERVICE_STREAM": "graph"},
+                                                     "GRAPH_SERVICE_BELIEFS": "graph", "GRAPH_SERVICE_STREAM": "graph",
+                                                     "GRAPH_SERVICE_QUESTIONS": "graph"},
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     assert prov.read(io.StringIO(out.read_text(encoding="utf-8")), format="json") == in_process(backend)

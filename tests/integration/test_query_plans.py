@@ -42,7 +42,7 @@ WHOLE_LABEL_READS = {
     "bench_raw_write": "the benchmarks' raw baseline, on a label of its own",
 }
 LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges", "tokens", "subjects", "observers", "pairs",
-         "conversations", "observations"}
+         "conversations", "observations", "unknowns", "questions", "targets"}
 NUMBERS = {"seq", "upto", "after", "limit", "first", "last", "from", "to", "at", "position", "after_key", "from_key",
            "to_key", "format", "since", "probe_beliefs", "probe_patterns"}
 

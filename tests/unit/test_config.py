@@ -43,3 +43,13 @@ def test_the_stream_is_in_memory_unless_the_environment_says_graph(monkeypatch: 
     monkeypatch.setenv("GRAPH_SERVICE_STREAM", "disk")
     with pytest.raises(ValueError, match="GRAPH_SERVICE_STREAM must be one of memory, graph, not 'disk'"):
         Settings.from_env()
+
+
+def test_the_questions_are_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GRAPH_SERVICE_QUESTIONS", raising=False)
+    assert Settings.from_env().questions == "memory"
+    monkeypatch.setenv("GRAPH_SERVICE_QUESTIONS", "graph")
+    assert Settings.from_env().questions == "graph"
+    monkeypatch.setenv("GRAPH_SERVICE_QUESTIONS", "cloud")
+    with pytest.raises(ValueError, match="GRAPH_SERVICE_QUESTIONS must be one of memory, graph, not 'cloud'"):
+        Settings.from_env()
