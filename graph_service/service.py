@@ -11,6 +11,7 @@ from graph_service.beliefs_from_graph import BeliefsFromGraph
 from graph_service.config import Settings
 from graph_service.domain import Draft
 from graph_service.fingerprint_as_of import fingerprints_kept
+from graph_service.item_statuses_from_graph import ItemStatuses
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
@@ -69,12 +70,27 @@ class Service:
             raise
         self.started = True
 
-    def _choose_state(self) -> None:
-        """Where the knowledge state and the belief layer are held, as the settings ask and the store allows."""
+    def _choose_state(self) -> bool:
+        """Where the knowledge state, the belief layer, the stream and the questions are held, as the settings ask
+        and the store allows. True when none is held (nor any item's status): the journal then replays nothing at
+        start (Journal.open)."""
         self._choose_knowledge()
         self._choose_beliefs()
         self._choose_stream()
         self._choose_questions()
+        if self.knowledge_in_graph and self.beliefs_in_graph:
+            # Then an entry the graph holds needs no item's status (its effects on the layer are in the graph): the
+            # statuses the other domains ask about are read from the Item nodes, and none is kept.
+            self.state.statuses_taken = ItemStatuses(self.graph, lambda: self.journal.graph_holds)
+        return self.holds_nothing
+
+    @property
+    def holds_nothing(self) -> bool:
+        """Does this service hold no domain's state (each write reads what it touches from the graph), so that a
+        start replays nothing (Journal._resume_from_graph)?"""
+        state = self.state
+        return None not in (state.knowledge_taken, state.beliefs_taken, state.stream_taken, state.questions_taken,
+                            state.statuses_taken)
 
     def _choose_questions(self) -> None:
         """Hold no unknowns or questions (each question write reads from the graph those it touches, a ranking every

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -18,6 +19,7 @@ from graph_service.beliefs.state import OPS as BELIEF_OPS
 from graph_service.beliefs.state import BeliefState
 from graph_service.domain import Applied
 from graph_service.errors import Conflict, NotFound
+from graph_service.item_statuses_from_graph import ItemStatuses, items_named
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
@@ -70,6 +72,10 @@ class StoreState:
     effects are in the graph), and one it does not hold is applied on a scratch layer that reads what it touches of
     the graph (`beliefs_taken.state_for`), which `beliefs` is while the entry is applied.
 
+    With `statuses_taken` (only beside `knowledge_taken` and `beliefs_taken`), no item's status is kept either: what
+    the other domains ask of an item is read from its node (graph_service.item_statuses_from_graph), and a knowledge
+    entry the graph holds needs nothing here (its effects on the layer are in the graph).
+
     With `questions_taken`, the questions hold no state either (graph_service.questions_from_graph).
 
     With `stream_taken`, the stream and the statements hold no state: their rules read the parts they touch from
@@ -84,8 +90,9 @@ class StoreState:
 
     def __init__(self, knowledge_taken: KnowledgeTaken | None = None,
                  beliefs_taken: BeliefsTaken | None = None, stream_taken: StreamParts | None = None,
-                 questions_taken: QuestionParts | None = None) -> None:
+                 questions_taken: QuestionParts | None = None, statuses_taken: ItemStatuses | None = None) -> None:
         self.knowledge_taken = knowledge_taken
+        self.statuses_taken = statuses_taken
         self.beliefs_taken = beliefs_taken
         self.stream_taken = stream_taken
         self.questions_taken = questions_taken
@@ -119,15 +126,20 @@ class StoreState:
         from it."""
         self._graph_holds = seq
 
+    def resume_at(self, seq: int) -> None:
+        """The journal resumes after the entry at `seq` without replaying any (its domains hold nothing the graph
+        holds): the state is at that position."""
+        self.position = seq
+
     def reset(self) -> None:
         """Back to the empty state (before a full replay)."""
         if self.beliefs_taken is not None:
             self.beliefs_taken.reset()
-        for parts in (self.stream_taken, self.questions_taken):
+        for parts in (self.stream_taken, self.questions_taken, self.statuses_taken):
             if parts is not None:
                 parts.reset()
         self.__init__(self.knowledge_taken, self.beliefs_taken, self.stream_taken,  # type: ignore[misc]
-                      self.questions_taken)
+                      self.questions_taken, self.statuses_taken)
 
     def handles(self, op: str) -> bool:
         return any(d.handles(op) for d in self._domains)
@@ -147,8 +159,35 @@ class StoreState:
         else:
             raise RuntimeError(f"journal entry {entry.seq} has an operation no domain applies: {entry.op!r}")
         taken = domain is self.knowledge and self.knowledge_taken is not None
-        applied = Applied() if taken else domain.apply(entry)
-        if taken:
+        with self._reading_statuses(entry.seq):
+            applied = Applied() if taken else domain.apply(entry)
+            self._effects(entry, applied, domain, taken, summed)
+        # What a read of the fingerprint now reads, in one lookup (every domain's entries move beliefs).
+        moved = self.beliefs.running_fingerprint.sum()
+        if taken_beliefs is not None and self.beliefs is not HELD_BELIEFS:
+            if moved != believed:  # the scratch layer's sum is what its entries moved: the store's is read
+                believed, moved = taken_beliefs.sums(believed, moved)
+            taken_beliefs.applied_on(entry.seq, self.beliefs)
+        kept_fingerprint(applied.projection, BELIEFS_FINGERPRINT, believed, moved, entry.seq)
+        return applied
+
+    def _reading_statuses(self, seq: int) -> AbstractContextManager[None]:
+        # With the statuses read from the graph, what `prepare` read of them for this entry is taken.
+        return nullcontext() if self.statuses_taken is None else self.statuses_taken.reading({}, seq)
+
+    def _statuses_held(self, seq: int) -> bool:
+        """Does the graph hold what entry `seq` did, and is a status not kept here (statuses_taken)? Then its
+        knowledge operations need nothing here: their effects on the layer are in the graph too."""
+        return self.statuses_taken is not None and seq <= self.statuses_taken.held()
+
+    def _effects(self, entry: Entry, applied: Applied, domain: Any, taken: bool, summed: tuple[int, int]) -> None:
+        """What one domain's entry does to the others, in the same entry (`summed`: the knowledge state's running
+        sum before it)."""
+        if taken and self._statuses_held(entry.seq):
+            # Nothing to take (a start reads nothing for it); only an awaited writer racing another process's
+            # projection of its own entry would read this result, and it says no change.
+            applied.result = {"changes": {}}
+        elif taken:
             changes, results = self._take_knowledge(entry, applied)
             applied.result = results[0] if results and results[0] is not None else {"changes": changes}
         elif domain is self.knowledge:
@@ -165,20 +204,19 @@ class StoreState:
             self._late_rows(entry, applied)
         elif domain is self.questions and entry.op == ANSWER_QUESTION:
             self._answered(entry, applied)
-        # What a read of the fingerprint now reads, in one lookup (every domain's entries move beliefs).
-        moved = self.beliefs.running_fingerprint.sum()
-        if taken_beliefs is not None and self.beliefs is not HELD_BELIEFS:
-            if moved != believed:  # the scratch layer's sum is what its entries moved: the store's is read
-                believed, moved = taken_beliefs.sums(believed, moved)
-            taken_beliefs.applied_on(entry.seq, self.beliefs)
-        kept_fingerprint(applied.projection, BELIEFS_FINGERPRINT, believed, moved, entry.seq)
-        return applied
 
     def prepares(self, entry: Entry) -> bool:
         """Does applying this entry read the graph (a knowledge entry, or an answer carrying knowledge operations,
         taken from the graph: `knowledge_taken`)? Then `prepare` reads it beforehand, off the event loop."""
         return (self._prepares_knowledge(entry) or self._prepares_beliefs(entry) or self._prepares_stream(entry)
-                or self._prepares_questions(entry))
+                or self._prepares_questions(entry) or (self.statuses_taken is not None and bool(items_named(
+                    entry.payload))))
+
+    def _statuses_read(self, entry: Entry) -> list[str]:
+        """The items whose statuses applying this entry reads that can be told beforehand: those its knowledge
+        operations write (as prepared), and the roots a belief write names."""
+        operations = getattr(self.knowledge_taken, "_prepared", {}).get(entry.seq) or []
+        return [i for operation in operations for i in operation.statuses] + items_named(entry.payload)
 
     def _prepares_questions(self, entry: Entry) -> bool:
         return self.questions_taken is not None and entry.op in QUESTION_OPS
@@ -199,6 +237,8 @@ class StoreState:
         """Read what applying this entry will read of the graph (see `prepares`); changes no state."""
         if self._prepares_knowledge(entry):
             self.knowledge_taken.prepare(entry)  # type: ignore[union-attr]
+        if self.statuses_taken is not None:
+            self.statuses_taken.prepare(entry.seq, {"items": self._statuses_read(entry)})
         if self._prepares_beliefs(entry):
             self.beliefs_taken.prepare(entry)  # type: ignore[union-attr]
         if self._prepares_questions(entry):
@@ -235,7 +275,7 @@ class StoreState:
         exactly while every root it cites is present, so a row on a gone root would count for nothing
         (refused, so the client learns it now). Other root kinds are the belief layer's to check."""
         for root in root_ids:
-            if root_kind == "item" and root not in self._item_status:
+            if root_kind == "item" and self._status_of(root) is None:
                 raise NotFound(f"{field}: no item {root!r}", field=field)
             if root_kind == "item" and not self.present("item", root):
                 raise Conflict(f"{field}: item {root!r} is retracted; evidence must rest on what is present",
@@ -283,7 +323,7 @@ class StoreState:
         With `knowledge_taken`, the operations are taken as the graph gives them.
         """
         if self.knowledge_taken is not None:
-            changes, results = self._take_knowledge(entry, applied)
+            changes, results = ({}, []) if self._statuses_held(entry.seq) else self._take_knowledge(entry, applied)
             applied.result = {**(applied.result or {}), "changes": changes, "knowledge": results}
             return
         changes: dict[str, tuple[str, str]] = {}
@@ -315,12 +355,24 @@ class StoreState:
         for good, a rejected belief's rows go with it)."""
         if root_kind != "item":
             return True
-        status = self._item_status.get(root_id)
+        status = self._status_of(root_id)
         return status is not None and status != RETRACTED
 
     def item_status(self, item_id: str) -> str | None:
         """The item's status as its Item node holds it, None for an id never written (KnowledgeState.status)."""
+        return self._status_of(item_id)
+
+    def _status_of(self, item_id: str) -> str | None:
+        if self.statuses_taken is not None:
+            found: str | None = self.statuses_taken.get("item", item_id)
+            return found
         return self._item_status.get(item_id)
+
+    def _set_status(self, item_id: str, status: str) -> None:
+        if self.statuses_taken is not None:
+            self.statuses_taken.keep("item", item_id, status, self.position)
+        else:
+            self._item_status[item_id] = status
 
     def _take_knowledge(self, entry: Entry, applied: Applied) -> tuple[dict[str, tuple[str, str]], list[Any]]:
         """Take the entry's knowledge operations as `knowledge_taken` gives them, in turn, into `applied`: each
@@ -344,14 +396,15 @@ class StoreState:
         item written first has no status before: not a change, as KnowledgeState reports it)."""
         changes = {}
         for item_id, status in sorted(statuses.items()):
-            before = self._item_status.get(item_id)
+            before = self._status_of(item_id)
             if before is not None and before != status:
                 changes[item_id] = (before, status)
-            self._item_status[item_id] = status
+            self._set_status(item_id, status)
         return changes
 
     def _note_statuses(self, applied: Applied) -> None:
-        self._item_status.update(item_statuses(applied.projection))
+        for item_id, status in item_statuses(applied.projection).items():
+            self._set_status(item_id, status)
 
     def _late_rows(self, entry: Entry, applied: Applied) -> None:
         """One rule for a row's liveness (SPEC 3.4): a row written on an item that is not present (in a

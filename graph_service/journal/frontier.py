@@ -7,7 +7,15 @@ root of the current size needs. Every hash is computed from entry bodies, never 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from graph_service.tlog.tree import root_hash, stored_hashes_for
+
+
+def frontier_positions(size: int) -> dict[int, int]:
+    """{level: the position whose stored tree hashes hold the frontier's subtree at that level} after `size`
+    entries: the last entry that completed a subtree of each level (the entry at a multiple of 2^level)."""
+    return {level: size - size % (1 << level) for level in range(size.bit_length()) if size - size % (1 << level)}
 
 
 class Frontier:
@@ -16,6 +24,20 @@ class Frontier:
     def __init__(self) -> None:
         self.size = 0
         self._levels: dict[int, tuple[int, bytes]] = {}
+
+    @classmethod
+    def restored(cls, size: int, trees: Mapping[int, Sequence[bytes]]) -> Frontier:
+        """The frontier after `size` entries from the tree hashes stored with the entries at
+        `frontier_positions(size)` (O(log n) of them), where a writer that did not append them all starts from;
+        ValueError when one lacks the level asked of it."""
+        frontier = cls()
+        for level, seq in frontier_positions(size).items():
+            tree = trees.get(seq, ())
+            if len(tree) <= level:
+                raise ValueError(f"the entry at {seq} stores no tree hash at level {level}")
+            frontier._levels[level] = (seq, bytes(tree[level]))
+        frontier.size = size
+        return frontier
 
     def tree_for(self, seq: int, leaf_input: bytes) -> list[bytes]:
         """The tree hashes to store with the entry at `seq` (= size + 1) whose canonical bytes are given."""

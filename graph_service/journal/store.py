@@ -38,7 +38,7 @@ from graph_service.journal.chain import (
     sealed_with_bytes,
 )
 from graph_service.journal.clock import clock_after
-from graph_service.journal.frontier import Frontier
+from graph_service.journal.frontier import Frontier, frontier_positions
 from graph_service.journal.once import WriteOnce
 from graph_service.journal.payloads import entry_from_row, storable_payload
 from graph_service.journal.steps import Step, run_steps
@@ -111,6 +111,35 @@ def legacy_store_message(head: dict[str, Any]) -> str:
             "the old chain and re-seals every entry unchanged in the new format")
 
 
+class BackgroundAudit(threading.Thread):
+    """A stateless start's check of the stored chain up to the position it started from (Journal.verify's audit,
+    streamed a page at a time), in a daemon thread: the start does not wait for it. What it finds is the
+    journal's verdict (a break refuses writes). `done` is set when it has finished; `checked` is how far it came."""
+
+    def __init__(self, journal: Journal, upto: int) -> None:
+        super().__init__(name="journal-audit", daemon=True)
+        self.journal, self.upto = journal, upto
+        self.done = threading.Event()
+        self.checked = 0
+        self.finding: Finding | None = None
+
+    def run(self) -> None:
+        try:
+            audit = JournalAudit()
+            for row in self.journal.entry_rows_after(0, self.upto):
+                if audit.feed(row) is None:
+                    break
+                self.checked = row["seq"]
+            self.finding = audit.finding
+            if self.finding is not None and self.journal.broken is None:
+                self.journal.broken = self.finding
+                log.error("journal chain broken at %s: %s", self.finding.position, self.finding.reason)
+        except Exception:  # the store went away (the service closing): nothing is concluded
+            log.warning("the journal's background audit stopped at %s", self.checked, exc_info=True)
+        finally:
+            self.done.set()
+
+
 class Journal:
     """A journal kept in a graph, with the pure domains it feeds and projects."""
 
@@ -140,22 +169,25 @@ class Journal:
         self.broken: Finding | None = None
         self.legacy = False
         self.keeps: int | None = None  # what the graph keeps for writes (projection.KEPT_FOR_WRITES), from the head
+        self.stateless = False  # the domains hold nothing the graph holds: a start replays nothing (`open`)
+        self.audit: BackgroundAudit | None = None  # a stateless start's check of the chain, in a thread of its own
 
     # --- start-up -------------------------------------------------------------------------
 
-    def open(self, *, allow_legacy: bool = False, prepared: Callable[[], None] | None = None) -> Journal:
+    def open(self, *, allow_legacy: bool = False, prepared: Callable[[], bool | None] | None = None) -> Journal:
         """Set up the schema, create the head if new, replay the journal and project what is behind.
 
         StoreFormatError for a journal in format 1 (unless `allow_legacy`, for reading it to export).
         A broken chain does not stop the start: the state is the sound prefix, and writes are refused
         (JournalBroken, naming the position) until the store is repaired. `prepared` runs once the head is
-        read (what the graph keeps is known), before the replay.
+        read (what the graph keeps is known), before the replay; when it answers True, the domains hold nothing
+        the graph holds, and the journal replays nothing (`stateless`: see `_resume_from_graph`).
         """
         if not self.prepare(allow_legacy=allow_legacy):
             self.legacy = True
             return self
         if prepared is not None:
-            prepared()
+            self.stateless = bool(prepared())
         with self._lock:
             self._replay_all()
             if self.broken is not None:
@@ -178,7 +210,11 @@ class Journal:
 
     def _replay_all(self) -> None:
         """Rebuild the in-memory state from the stored entries, checked before each is applied, and project
-        those the graph lacks. At the first unsound entry the replay stops there (see `broken`)."""
+        those the graph lacks. At the first unsound entry the replay stops there (see `broken`). A stateless
+        journal resumes from what the graph holds instead (`_resume_from_graph`)."""
+        if self.stateless:
+            self._resume_from_graph()
+            return
         gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
         self._reset_domains()
         self.seq, self.hash, self.frontier, self.store_clock = 0, GENESIS, Frontier(), 0
@@ -196,6 +232,56 @@ class Journal:
         finally:
             self._tell_graph_holds(0)  # what comes next is written by this journal and needs its projection
         self.broken = audit.finding
+
+    def _resume_from_graph(self) -> None:
+        """Where domains that hold nothing the graph holds start: the journal as of the position the graph holds
+        (its hash, the store clock after it and the Merkle frontier, from O(log n) stored entries: no entry
+        before it is read), then the entries past it (a crash between an append and its projection), checked
+        from there and applied and projected. The chain up to that position is checked in a thread of its own
+        (`BackgroundAudit`): the start does not wait for it, and writes are refused once it finds a break."""
+        self._reset_domains()
+        with self._unprojected_lock:
+            self._unprojected.clear()
+        head = self.stored_head()
+        projected = head["projected"]
+        self._projected = self._head_projected = projected
+        self.seq, self.hash, self.store_clock, self.frontier = self._stored_position(projected)
+        for domain in self.domains:
+            getattr(domain, "resume_at", _ignore)(self.seq)
+        audit = JournalAudit(after=self.seq, prev=self.hash, frontier=self.frontier, clock=self.store_clock)
+        self._tell_graph_holds(projected)
+        try:
+            for row in self.entry_rows_after(self.seq):
+                entry = audit.feed(row)
+                if entry is None:
+                    break
+                self._apply_and_project(entry)
+        finally:
+            self._tell_graph_holds(0)
+        self.broken = audit.finding
+        if self.broken is None and self.audit is not None:
+            self.broken = self.audit.finding  # what the check of the chain before it found, if it has
+        if self.audit is None or self.audit.upto != projected:
+            self.audit = BackgroundAudit(self, projected)
+            self.audit.start()
+
+    def _stored_position(self, seq: int) -> tuple[int, str, int, Frontier]:
+        """(position, hash, store clock, Merkle frontier) after the entry at `seq`, from the stored entries at
+        `frontier_positions(seq)` (the entry itself among them). StoreFormatError when they lack what that needs
+        (a store written before entries kept their clock)."""
+        if seq == 0:
+            return 0, GENESIS, 0, Frontier()
+        rows = self.graph.run("entries_at", {"seqs": sorted({seq, *frontier_positions(seq).values()})})
+        found = {row["seq"]: row for row in rows}
+        last = found.get(seq)
+        if last is None or not isinstance(last.get("clock"), int) or not isinstance(last.get("hash"), str):
+            raise StoreFormatError(f"the entry at {seq} keeps no hash or store clock to start from")
+        try:
+            frontier = Frontier.restored(seq, {s: [bytes.fromhex(h) for h in row["tree"] or ()]
+                                               for s, row in found.items()})
+        except ValueError as exc:
+            raise StoreFormatError(f"the Merkle frontier at {seq} cannot be read back: {exc}") from None
+        return seq, last["hash"], last["clock"], frontier
 
     def _tell_graph_holds(self, seq: int) -> None:
         # A hint: a domain may skip building what the graph already holds (StoreState.graph_holds_upto).

@@ -38,9 +38,9 @@ def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, know
     opened: list[Service] = []
     choose = Service._choose_state
 
-    def chosen(self: Service) -> None:
-        choose(self)
+    def chosen(self: Service) -> bool:
         opened.append(self)
+        return choose(self)
 
     def held_as_asked(service: Service) -> bool:
         return (service.knowledge_in_graph == knowledge and service.beliefs_in_graph == beliefs

@@ -41,7 +41,7 @@ WHOLE_LABEL_READS = {
                      "that holds no knowledge state: every item written by then",
     "bench_raw_write": "the benchmarks' raw baseline, on a label of its own",
 }
-LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges", "tokens", "subjects", "observers", "pairs",
+LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges", "tokens", "subjects", "observers", "pairs", "items",
          "conversations", "observations", "unknowns", "questions", "targets"}
 NUMBERS = {"seq", "upto", "after", "limit", "first", "last", "from", "to", "at", "position", "after_key", "from_key",
            "to_key", "format", "since", "probe_beliefs", "probe_patterns"}

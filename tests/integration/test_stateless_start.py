@@ -1,0 +1,132 @@
+"""A start that replays nothing (Journal._resume_from_graph), on every backend: a service holding no domain's state
+(all four options on) starts from the position the graph holds, read from O(log n) stored entries, with the same
+head, store clock and Merkle root a replay computes; it applies and projects the entries past that position (a
+crash between an append and its projection); and the chain is checked in a thread of its own, whose finding of a
+break refuses writes."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from graph_service.config import Settings
+from graph_service.errors import JournalBroken
+from graph_service.journal.notes import plan_note
+from graph_service.knowledge import planning
+from graph_service.service import Service
+from graph_service.state import replay
+from tests.backends import Backend
+from tests.integration.knowledge_histories import write_knowledge_history
+
+ALL_IN_GRAPH = {"knowledge": "graph", "beliefs": "graph", "stream": "graph", "questions": "graph"}
+
+
+def _written(backend: Backend, n: int = 400) -> dict[str, Any]:
+    """A history of every domain's writes, written holding the whole state; what a replay of it gives."""
+    service = Service.open(backend.settings())
+    try:
+        write_knowledge_history(service, n, 31)
+        j = service.journal
+        return {"seq": j.seq, "hash": j.hash, "clock": j.store_clock, "tree": j.tree_head(),
+                "fingerprints": service.fingerprints()}
+    finally:
+        service.close()
+
+
+def _started(settings: Settings) -> tuple[Service, list[tuple[str, bool]]]:
+    """A service started on `settings`, with every statement it ran and whether it ran on the starting thread."""
+    service = Service.connect(settings)
+    ran: list[tuple[str, bool]] = []
+    run, starter = service.graph.run, threading.get_ident()
+
+    def recorded(name: str, *args: Any, **kwargs: Any) -> Any:
+        ran.append((name, threading.get_ident() == starter))
+        return run(name, *args, **kwargs)
+
+    service.graph.run = recorded  # type: ignore[method-assign]
+    service.start()
+    return service, ran
+
+
+def test_a_start_holding_nothing_reads_no_entry_before_the_graphs_position(backend: Backend) -> None:
+    replayed = _written(backend)
+    service, ran = _started(backend.settings(**ALL_IN_GRAPH))
+    try:
+        journal = service.journal
+        assert service.holds_nothing and journal.stateless
+        started = [name for name, here in ran if here]
+        assert started.count("entries_at") == 1 and started.count("entries_page") == 1, started  # the tail: empty
+        assert (journal.seq, journal.hash, journal.store_clock) == (replayed["seq"], replayed["hash"],
+                                                                     replayed["clock"])
+        assert service.state.position == replayed["seq"]
+        assert journal.audit is not None and journal.audit.done.wait(120)
+        assert journal.audit.finding is None and journal.audit.checked == replayed["seq"]
+        assert journal.tree_head() == replayed["tree"]  # the frontier read back gives the replay's root
+        assert service.fingerprints() == replayed["fingerprints"]
+        # It writes on: the next entry chains to the head, and the Merkle tree and the clock go on from there.
+        journal.write("ann", lambda: plan_note("after a start that replayed nothing"))
+        raw = {"kind": "fact", "body": {"s": "stateless", "r": "is", "o": "yes"}, "source": "person"}
+        journal.write("ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(k, raw, by="ann")))
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+def test_a_start_holding_nothing_applies_and_projects_the_entries_past_the_graphs_position(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = Service.open(backend.settings())
+    try:  # a history, then writes whose projections never land (as before a crash): a statement, a row, a fact
+        write_knowledge_history(service, 200, 37)
+        lacking = service.journal.seq
+        monkeypatch.setattr(service.journal, "_write_projections", lambda projections: False)
+        state = service.state
+        said = {"text": "the rock is heavy", "speaker": "ann", "tick": 1, "to": "bob"}
+        service.journal.write("ann", lambda: state.statements.plan("statement.say", said))
+        service.journal.write("ann", lambda: state.statements.plan("statement.say", {**said, "text": "it is"}))
+        service.journal.write("ann", lambda: state.stream.plan("observer.declare", {"observer": "bob"}))
+        service.journal.write("ann", lambda: state.stream.plan("stream.observe", {
+            "observer": "bob", "tick": 2, "kind": "seen", "subject": "rock"}))
+        raw = {"kind": "fact", "body": {"s": "rock", "r": "weight", "o": "heavy"}, "source": "person"}
+        service.journal.write("ann", lambda: planning.plan_add(state.knowledge, raw, by="ann"))
+        assert service.journal.stored_head()["projected"] == lacking
+        replayed = {"seq": service.journal.seq, "fingerprints": replay_fingerprints(service)}
+    finally:
+        monkeypatch.undo()
+        service.close()
+    service, ran = _started(backend.settings(**ALL_IN_GRAPH))
+    try:
+        assert [name for name, _ in ran].count("entries_at") == 1  # where it resumed from: the graph's position
+        assert service.journal.stateless and service.journal.projected == replayed["seq"]
+        assert service.journal.stored_head()["projected"] == replayed["seq"]
+        assert service.journal.audit is not None and service.journal.audit.upto == lacking
+        assert service.fingerprints() == replayed["fingerprints"]
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+def replay_fingerprints(service: Service) -> dict[str, Any]:
+    """The fingerprints a replay of the service's journal gives."""
+    return replay(service.journal.entries_after(0)).fingerprints()
+
+
+def test_a_break_the_background_check_finds_refuses_writes(backend: Backend) -> None:
+    _written(backend, 120)
+    graph = backend.open_graph()
+    try:
+        backend.raw(graph, "MATCH (e:Entry {seq: 40}) SET e.by = 'mallory'")
+    finally:
+        graph.close()
+    service, _ = _started(backend.settings(**ALL_IN_GRAPH))
+    try:
+        journal = service.journal
+        assert journal.stateless and journal.audit is not None and journal.audit.done.wait(120)
+        assert journal.broken is not None and journal.broken.position == 40, journal.broken
+        with pytest.raises(JournalBroken, match="broken at position 40"):
+            journal.write("ann", lambda: plan_note("refused"))
+    finally:
+        service.close()
