@@ -1,7 +1,7 @@
 """A service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph), one that holds no belief layer
-either (and GRAPH_SERVICE_BELIEFS=graph), and one that holds no stream or statement state besides (and
-GRAPH_SERVICE_STREAM=graph), against one that holds them all in memory: its start, its memory, and the cost of a
-knowledge write, a belief write and a stream and a statement write, on the same store.
+either (and GRAPH_SERVICE_BELIEFS=graph), and one that holds no domain's state at all (and GRAPH_SERVICE_STREAM and
+GRAPH_SERVICE_QUESTIONS=graph: a start replays nothing), against one that holds them all in memory: its start, its
+memory, and the cost of a knowledge write, a belief write and a stream and a statement write, on the same store.
 
     .venv/bin/python -m benchmarks.knowledge_in_graph [--sizes 10000] [--rounds 3] [--writes 40]
 
@@ -15,8 +15,9 @@ made to it. And the public bulk path in each mode: the
 store's journal exported once (`graph_service export`), then loaded into an empty store by `graph_service load`
 in each mode, interleaved likewise: entries a second and the loading process's peak RSS. Medians over the
 rounds, and the ratio of each mode's to the memory mode's, measured in the same run. The modes: `memory`, `graph`
-(the knowledge state in the graph), `graph+beliefs` (the belief layer too) and `graph+beliefs+stream` (the stream
-and the statements too).
+(the knowledge state in the graph), `graph+beliefs` (the belief layer too) and `stateless` (the stream, the
+statements and the questions too: no domain's state in memory, so a start replays nothing). `--skip-load` leaves
+the public load out (for the larger sizes).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import random
 import resource
@@ -41,20 +43,20 @@ from graph_service.config import Settings
 from graph_service.knowledge import planning
 from graph_service.service import Service
 
-MODES = ("memory", "graph", "graph+beliefs", "graph+beliefs+stream")
+MODES = ("memory", "graph", "graph+beliefs", "stateless")
 
 
 def settings_of(mode: str) -> dict[str, str]:
-    """The Settings fields of a mode: where the knowledge state, the belief layer and the stream are held."""
+    """The Settings fields of a mode: where the knowledge state, the belief layer, the stream and the questions
+    are held (`stateless`: none of them in memory, so a start replays nothing)."""
     return {"knowledge": "memory" if mode == "memory" else "graph",
-            "beliefs": "graph" if mode.startswith("graph+beliefs") else "memory",
-            "stream": "graph" if mode.endswith("+stream") else "memory"}
+            "beliefs": "graph" if mode in ("graph+beliefs", "stateless") else "memory",
+            "stream": "graph" if mode == "stateless" else "memory",
+            "questions": "graph" if mode == "stateless" else "memory"}
 
 
 def env_of(mode: str) -> dict[str, str]:
-    held = settings_of(mode)
-    return {"GRAPH_SERVICE_KNOWLEDGE": held["knowledge"], "GRAPH_SERVICE_BELIEFS": held["beliefs"],
-            "GRAPH_SERVICE_STREAM": held["stream"]}
+    return {f"GRAPH_SERVICE_{field.upper()}": held for field, held in settings_of(mode).items()}
 
 
 def rss_mb() -> float:
@@ -74,8 +76,8 @@ def child(mode: str, data: Path, writes: int) -> dict[str, Any]:
         service.start()
         start_s = time.perf_counter() - started
         assert service.knowledge_in_graph == (mode != "memory")
-        assert service.beliefs_in_graph == mode.startswith("graph+beliefs")
-        assert service.stream_in_graph == mode.endswith("+stream")
+        assert service.beliefs_in_graph == (mode in ("graph+beliefs", "stateless"))
+        assert service.holds_nothing == (mode == "stateless")
         rss = rss_mb()
         ids = [r["id"] for r in service.graph.run("item_ids_upto", {"upto": service.journal.seq})]
         beliefs = [f"b{r['seq']}.1" for r in service.graph.run(  # the belief each creation made first
@@ -165,13 +167,15 @@ def measure(size: int, args: argparse.Namespace, root: Path) -> None:
     got: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
     for round_no in range(args.rounds):
         for mode in MODES[round_no % len(MODES):] + MODES[:round_no % len(MODES)]:  # each first in turn
-            into = root / f"load-{mode}-{round_no}"
-            out = subprocess.run([sys.executable, "-m", "benchmarks.knowledge_in_graph", "--load-child", mode,
-                                  str(exported), str(into)], capture_output=True, text=True)
-            if out.returncode != 0:
-                raise RuntimeError(f"the {mode} load failed:\n{out.stderr[-3000:]}")
-            loading = json.loads(out.stdout.strip().splitlines()[-1])
-            shutil.rmtree(into, ignore_errors=True)
+            loading = {"load_per_s": math.nan, "load_peak_rss_mb": math.nan}
+            if not args.skip_load:
+                into = root / f"load-{mode}-{round_no}"
+                out = subprocess.run([sys.executable, "-m", "benchmarks.knowledge_in_graph", "--load-child", mode,
+                                      str(exported), str(into)], capture_output=True, text=True)
+                if out.returncode != 0:
+                    raise RuntimeError(f"the {mode} load failed:\n{out.stderr[-3000:]}")
+                loading = json.loads(out.stdout.strip().splitlines()[-1])
+                shutil.rmtree(into, ignore_errors=True)
             copy = root / f"copy-{mode}-{round_no}"
             shutil.copytree(built, copy, ignore=shutil.ignore_patterns("*.sock", "*.pid", "service.lock"))
             out = subprocess.run([sys.executable, "-m", "benchmarks.knowledge_in_graph", "--child", mode, str(copy),
@@ -200,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--writes", type=int, default=40)
     parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument("--skip-load", action="store_true", help="leave the public load out")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "DATA"), help=argparse.SUPPRESS)
     parser.add_argument("--load-child", nargs=3, metavar=("MODE", "FILE", "DATA"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -828,4 +828,5 @@ class Journal:
         if self.broken is not None:  # repaired since: the state must be the whole journal's again
             with self._lock:
                 self.broken = None
+                self.audit = None  # what a background check found before the repair no longer holds
                 self._replay_all()

@@ -118,6 +118,7 @@ def test_a_break_the_background_check_finds_refuses_writes(backend: Backend) -> 
     _written(backend, 120)
     graph = backend.open_graph()
     try:
+        by = backend.raw(graph, "MATCH (e:Entry {seq: 40}) RETURN e.by")[0][0]
         backend.raw(graph, "MATCH (e:Entry {seq: 40}) SET e.by = 'mallory'")
     finally:
         graph.close()
@@ -128,5 +129,11 @@ def test_a_break_the_background_check_finds_refuses_writes(backend: Backend) -> 
         assert journal.broken is not None and journal.broken.position == 40, journal.broken
         with pytest.raises(JournalBroken, match="broken at position 40"):
             journal.write("ann", lambda: plan_note("refused"))
+        # Repaired, and checked again: writable again (what the background check found no longer holds).
+        backend.raw(service.graph, "MATCH (e:Entry {seq: 40}) SET e.by = $by", {"by": by})
+        journal.take_verdict(journal.verify())
+        assert journal.broken is None
+        journal.write("ann", lambda: plan_note("after the repair"))
+        assert service.verify().ok
     finally:
         service.close()
