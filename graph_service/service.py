@@ -74,15 +74,37 @@ class Service:
         """Where the knowledge state, the belief layer, the stream and the questions are held, as the settings ask
         and the store allows. True when none is held (nor any item's status): the journal then replays nothing at
         start (Journal.open)."""
-        self._choose_knowledge()
-        self._choose_beliefs()
-        self._choose_stream()
-        self._choose_questions()
+        state, graph = self.state, self.graph
+
+        def held() -> int:
+            return self.journal.graph_holds
+
+        if self._held_in_graph("knowledge", KEEPS_NOW_READS, "a knowledge write reads"):
+            state.knowledge_taken = KnowledgeFromGraph(graph, held)
+        if self._held_in_graph("beliefs", KEEPS_BELIEF_WRITES, "a belief write reads"):
+            state.beliefs_taken = BeliefsFromGraph(graph, held)
+        if self._held_in_graph("stream", KEEPS_STREAM_WRITES, "a stream or statement write reads"):
+            state.stream_taken = StreamParts(graph, held)
+        if self._held_in_graph("questions", KEEPS_NOW_READS, "a question write reads"):
+            state.questions_taken = QuestionParts(graph, held)
         if self.knowledge_in_graph and self.beliefs_in_graph:
             # Then an entry the graph holds needs no item's status (its effects on the layer are in the graph): the
             # statuses the other domains ask about are read from the Item nodes, and none is kept.
-            self.state.statuses_taken = ItemStatuses(self.graph, lambda: self.journal.graph_holds)
+            state.statuses_taken = ItemStatuses(graph, held)
         return self.holds_nothing
+
+    def _held_in_graph(self, option: str, keeps: int, reads: str) -> bool:
+        """Do the settings ask to hold `option`'s state in the graph (none in memory: each write reads from the graph
+        what its rules touch, and a start applies nothing of the entries the graph holds), and does the store's graph
+        keep what that `reads` (`keeps`: the version of projection.KEPT_FOR_WRITES)? A store written before it did
+        keeps that state in memory, with a warning."""
+        if getattr(self.settings, option) != "graph":
+            return False
+        if not self.journal.keeps_at_least(keeps):
+            log.warning("GRAPH_SERVICE_%s=graph: this store's graph was written before it kept what %s; that state "
+                        "is held in memory (export and load it into a new store)", option.upper(), reads)
+            return False
+        return True
 
     @property
     def holds_nothing(self) -> bool:
@@ -91,18 +113,6 @@ class Service:
         state = self.state
         return None not in (state.knowledge_taken, state.beliefs_taken, state.stream_taken, state.questions_taken,
                             state.statuses_taken)
-
-    def _choose_questions(self) -> None:
-        """Hold no unknowns or questions (each question write reads from the graph those it touches, a ranking every
-        open one; a start applies nothing of the entries the graph holds to them) when the settings ask for it and
-        the store's graph keeps the pages those reads use; a store written before it did keeps them in memory."""
-        if self.settings.questions != "graph":
-            return
-        if not self.journal.keeps_at_least(KEEPS_NOW_READS):
-            log.warning("GRAPH_SERVICE_QUESTIONS=graph: this store's graph was written before it kept what a question "
-                        "write reads; its questions are held in memory (export and load it into a new store)")
-            return
-        self.state.questions_taken = QuestionParts(self.graph, lambda: self.journal.graph_holds)
 
     @property
     def questions_in_graph(self) -> bool:
@@ -115,34 +125,10 @@ class Service:
         questions = self.state.questions
         return questions.planning() if isinstance(questions, GraphQuestions) else nullcontext()
 
-    def _choose_stream(self) -> None:
-        """Hold no stream or statement state (each of their writes reads from the graph the parts it touches; a
-        start applies nothing of the entries the graph holds to them) when the settings ask for it and the store's
-        graph keeps those parts; a store written before it did keeps them in memory."""
-        if self.settings.stream != "graph":
-            return
-        if not self.journal.keeps_at_least(KEEPS_STREAM_WRITES):
-            log.warning("GRAPH_SERVICE_STREAM=graph: this store's graph was written before it kept what a stream or "
-                        "statement write reads; their state is held in memory (export and load it into a new store)")
-            return
-        self.state.stream_taken = StreamParts(self.graph, lambda: self.journal.graph_holds)
-
     @property
     def stream_in_graph(self) -> bool:
         """Does this service hold no stream or statement state (each of their writes reads the graph)?"""
         return self.state.stream_taken is not None
-
-    def _choose_beliefs(self) -> None:
-        """Hold no belief layer (each belief write reads from the graph what it needs; a start applies nothing of
-        the entries the graph holds to it) when the settings ask for it and the store's graph keeps what that
-        reads; a store written before it did keeps its layer in memory."""
-        if self.settings.beliefs != "graph":
-            return
-        if not self.journal.keeps_at_least(KEEPS_BELIEF_WRITES):
-            log.warning("GRAPH_SERVICE_BELIEFS=graph: this store's graph was written before it kept what a belief "
-                        "write reads; its belief layer is held in memory (export and load it into a new store)")
-            return
-        self.state.beliefs_taken = BeliefsFromGraph(self.graph, lambda: self.journal.graph_holds)
 
     @property
     def beliefs_in_graph(self) -> bool:
@@ -157,17 +143,6 @@ class Service:
             return self.state.beliefs.plan(op, payload)
         assert isinstance(taken, BeliefsFromGraph)
         return taken.plan(op, payload, self.journal.seq)
-
-    def _choose_knowledge(self) -> None:
-        """Take the knowledge entries from the graph (hold no knowledge state) when the settings ask for it and the
-        store's graph keeps what that reads; a store written before it did keeps its knowledge state in memory."""
-        if self.settings.knowledge != "graph":
-            return
-        if not self.journal.keeps_at_least(KEEPS_NOW_READS):
-            log.warning("GRAPH_SERVICE_KNOWLEDGE=graph: this store's graph was written before it kept what a write "
-                        "reads; its knowledge state is held in memory (export and load it into a new store)")
-            return
-        self.state.knowledge_taken = KnowledgeFromGraph(self.graph, lambda: self.journal.graph_holds)
 
     def _plan_from_graph(self, plan: KnowledgePlanner) -> Draft:
         # As of the head, what the plan reads kept for its entry's application (KnowledgeFromGraph.plan).

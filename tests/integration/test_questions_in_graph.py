@@ -1,5 +1,7 @@
 """The API's question tests, run again on a service that holds no knowledge state (GRAPH_SERVICE_KNOWLEDGE=graph),
-with their principals, each followed by their own verify and one of the store opened that way
+and on one that holds no domain's state at all (GRAPH_SERVICE_KNOWLEDGE, BELIEFS, STREAM and QUESTIONS=graph: each
+question write reads from the graph the unknowns and questions it touches, a ranking every open one, and a start
+replays nothing), with their principals, each followed by their own verify and one of the store opened that way
 (tests/integration/in_graph.py)."""
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from tests.integration.test_api_questions import *  # noqa: F403  (their tests, 
 pytestmark: list[pytest.MarkDecorator] = []  # not the imported module's knowledge_reads_checked
 
 
-@pytest.fixture
-def client(backend: Backend, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+@pytest.fixture(params=["knowledge", "every domain"])
+def client(backend: Backend, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[TestClient]:
     tokens = backend.data_dir.parent / "tokens.json"
     tokens.write_text(json.dumps(test_api_questions.PRINCIPALS))
-    with client_in_graph(replace(backend.settings(), tokens_file=tokens), monkeypatch) as c:
+    every = request.param == "every domain"
+    with client_in_graph(replace(backend.settings(), tokens_file=tokens), monkeypatch, beliefs=every, stream=every,
+                         questions=every) as c:
         yield c
         assert test_api_questions.verified(c)

@@ -25,31 +25,14 @@ def test_a_knowledge_mode_it_does_not_take_is_refused_naming_the_variable(
     assert "GRAPH_SERVICE_KNOWLEDGE must be one of memory, graph" in capsys.readouterr().err
 
 
-def test_the_belief_layer_is_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GRAPH_SERVICE_BELIEFS", raising=False)
-    assert Settings.from_env().beliefs == "memory"
-    monkeypatch.setenv("GRAPH_SERVICE_BELIEFS", "GRAPH")
-    assert Settings.from_env().beliefs == "graph"
-    monkeypatch.setenv("GRAPH_SERVICE_BELIEFS", "elsewhere")
-    with pytest.raises(ValueError, match="GRAPH_SERVICE_BELIEFS must be one of memory, graph, not 'elsewhere'"):
-        Settings.from_env()
-
-
-def test_the_stream_is_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GRAPH_SERVICE_STREAM", raising=False)
-    assert Settings.from_env().stream == "memory"
-    monkeypatch.setenv("GRAPH_SERVICE_STREAM", " Graph ")
-    assert Settings.from_env().stream == "graph"
-    monkeypatch.setenv("GRAPH_SERVICE_STREAM", "disk")
-    with pytest.raises(ValueError, match="GRAPH_SERVICE_STREAM must be one of memory, graph, not 'disk'"):
-        Settings.from_env()
-
-
-def test_the_questions_are_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GRAPH_SERVICE_QUESTIONS", raising=False)
-    assert Settings.from_env().questions == "memory"
-    monkeypatch.setenv("GRAPH_SERVICE_QUESTIONS", "graph")
-    assert Settings.from_env().questions == "graph"
-    monkeypatch.setenv("GRAPH_SERVICE_QUESTIONS", "cloud")
-    with pytest.raises(ValueError, match="GRAPH_SERVICE_QUESTIONS must be one of memory, graph, not 'cloud'"):
+@pytest.mark.parametrize("option", ["beliefs", "stream", "questions"])
+def test_each_state_is_in_memory_unless_the_environment_says_graph(monkeypatch: pytest.MonkeyPatch,
+                                                                   option: str) -> None:
+    variable = f"GRAPH_SERVICE_{option.upper()}"
+    monkeypatch.delenv(variable, raising=False)
+    assert getattr(Settings.from_env(), option) == "memory"
+    monkeypatch.setenv(variable, " Graph ")
+    assert getattr(Settings.from_env(), option) == "graph"
+    monkeypatch.setenv(variable, "elsewhere")
+    with pytest.raises(ValueError, match=f"{variable} must be one of memory, graph, not 'elsewhere'"):
         Settings.from_env()
