@@ -96,7 +96,10 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         if broken is not None:
             return JSONResponse({"status": "journal broken", "backend": current.graph.backend, "head": head["seq"],
                                  "first_bad": broken.position, "reason": broken.reason}, status_code=503)
-        return JSONResponse({"status": "ready", "backend": current.graph.backend, "head": head["seq"]})
+        ready = {"status": "ready", "backend": current.graph.backend, "head": head["seq"]}
+        if current.journal.audit is not None:  # a start that replayed nothing checks the chain meanwhile
+            ready["chain_check"] = current.journal.audit.status()
+        return JSONResponse(ready)
 
     graphql = ServiceGraphQL(
         holder,

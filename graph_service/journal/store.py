@@ -123,6 +123,10 @@ class BackgroundAudit(threading.Thread):
         self.checked = 0
         self.finding: Finding | None = None
 
+    def status(self) -> dict[str, Any]:
+        """How far it has come: the last position checked, the position it checks up to, and whether it is done."""
+        return {"checked": self.checked, "upto": self.upto, "done": self.done.is_set()}
+
     def run(self) -> None:
         try:
             audit = JournalAudit()

@@ -10,7 +10,9 @@ import threading
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
+from graph_service.api.app import create_app
 from graph_service.config import Settings
 from graph_service.errors import JournalBroken
 from graph_service.journal.notes import plan_note
@@ -63,6 +65,9 @@ def test_a_start_holding_nothing_reads_no_entry_before_the_graphs_position(backe
         assert service.state.position == replayed["seq"]
         assert journal.audit is not None and journal.audit.done.wait(120)
         assert journal.audit.finding is None and journal.audit.checked == replayed["seq"]
+        ready = TestClient(create_app(service.settings, service=service)).get("/readyz")
+        assert ready.status_code == 200 and ready.json()["chain_check"] == {
+            "checked": replayed["seq"], "upto": replayed["seq"], "done": True}
         assert journal.tree_head() == replayed["tree"]  # the frontier read back gives the replay's root
         assert service.fingerprints() == replayed["fingerprints"]
         # It writes on: the next entry chains to the head, and the Merkle tree and the clock go on from there.

@@ -18,7 +18,7 @@ from graph_service.projection import KEEPS_STREAM_WRITES
 from graph_service.service import Service
 from graph_service.state import StoreState
 from graph_service.statements import OP_SAY
-from graph_service.stream.state import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, StreamState
+from graph_service.stream.state import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, Observer, StreamState
 from graph_service.stream_from_graph import GraphStream, StreamParts
 from tests.backends import Backend
 from tests.integration.in_graph import statements_recorded, write_off_the_loop
@@ -194,5 +194,23 @@ def test_a_store_written_before_the_graph_kept_the_streams_parts_keeps_them_in_m
         assert not service.stream_in_graph and type(service.state.stream) is StreamState
         assert service.state.stream.observers()  # replayed into memory, as before
         assert "GRAPH_SERVICE_STREAM=graph: this store's graph was written before" in caplog.text
+    finally:
+        service.close()
+
+
+def test_a_read_outside_a_plan_or_an_application_reads_the_graph_as_it_is_then(backend: Backend) -> None:
+    """What a plan or an application read is kept for it alone: a read after it, on the same thread, sees what was
+    written since (an observer declared once its projection landed, and the kept part gone)."""
+    service = Service.open(backend.settings(stream="graph"))
+    try:
+        stream = service.state.stream
+        assert stream.observer("zed") is None and not service.state.has_observation("obs-2-0")
+        service.journal.write("ann", lambda: stream.plan(OP_DECLARE, {"observer": "zed"}))
+        service.journal.write("ann", lambda: stream.plan(OP_OBSERVE, {
+            "observer": "zed", "tick": 1, "kind": "seen", "subject": "rock"}))
+        assert service.state.stream_taken.ahead == 0  # type: ignore[union-attr]  (the graph holds both)
+        assert stream.observer("zed") == Observer("zed", wordless=False, declared=True)
+        assert service.state.has_observation("obs-2-0")
+        assert stream.firsts_among("zed", [("seen", "rock"), ("seen", "tree")]) == {("seen", "rock")}
     finally:
         service.close()
