@@ -98,6 +98,23 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
     return report.as_json()
 
 
+def chain_audit_job(graph: GraphPort, upto: int) -> dict[str, Any]:
+    """journal.audit.JournalAudit over the stored entries up to `upto`, as a start that replayed nothing checks the
+    chain (journal.store.BackgroundAudit): how far it checked, and the first broken position and why (None: sound)."""
+    from graph_service.journal.audit import JournalAudit
+    from graph_service.journal.store import Journal
+
+    audit, checked = JournalAudit(), 0
+    for row in Journal(graph, []).entry_rows_after(0, upto):
+        if audit.feed(row) is None:
+            break
+        checked = row["seq"]
+        progress(checked, upto)
+    progress(checked, upto)
+    found = audit.finding
+    return {"checked": checked, "finding": None if found is None else [found.position, found.reason]}
+
+
 def rebuild_job(graph: GraphPort, upto: int | None = None, skip: list[str] | None = None) -> dict[str, Any]:
     """StoreState.fingerprints() of the journal replayed purely up to `upto`, leaving out the `skip` items'
     own entries (state.replay)."""
@@ -240,6 +257,7 @@ def beliefs_as_of_job(graph: GraphPort, as_of: int, **page: Any) -> dict[str, An
 # Each is called as job(graph, **args) in the child and returns plain JSON.
 JOBS: dict[str, Callable[..., Any]] = {
     "verify": verify_job,
+    "chain_audit": chain_audit_job,
     "rebuild": rebuild_job,
     "redecide": redecide_job,
     "prov": prov_job,

@@ -112,9 +112,13 @@ def legacy_store_message(head: dict[str, Any]) -> str:
 
 
 class BackgroundAudit(threading.Thread):
-    """A stateless start's check of the stored chain up to the position it started from (Journal.verify's audit,
-    streamed a page at a time), in a daemon thread: the start does not wait for it. What it finds is the
-    journal's verdict (a break refuses writes). `done` is set when it has finished; `checked` is how far it came."""
+    """A stateless start's check of the stored chain up to the position it started from (the same audit as
+    Journal.verify's, a page at a time), run by a process of its own (graph_service.apart's chain_audit job: in a
+    thread of this one, its hashing would hold the interpreter lock against every request) and waited on in a
+    daemon thread: the start does not wait for it. What it finds is the journal's verdict (a break refuses writes).
+    `done` is set when it has finished; `status()` says how far it has come."""
+
+    JOB = "chain_audit"
 
     def __init__(self, journal: Journal, upto: int) -> None:
         super().__init__(name="journal-audit", daemon=True)
@@ -125,21 +129,25 @@ class BackgroundAudit(threading.Thread):
 
     def status(self) -> dict[str, Any]:
         """How far it has come: the last position checked, the position it checks up to, and whether it is done."""
-        return {"checked": self.checked, "upto": self.upto, "done": self.done.is_set()}
+        from graph_service.apart import RUNNING
+
+        checked = self.checked if self.done.is_set() else max(
+            (work.done for work in RUNNING.running() if work.job == self.JOB), default=0)
+        return {"checked": checked, "upto": self.upto, "done": self.done.is_set()}
 
     def run(self) -> None:
+        from graph_service.apart import run_apart
+
         try:
-            audit = JournalAudit()
-            for row in self.journal.entry_rows_after(0, self.upto):
-                if audit.feed(row) is None:
-                    break
-                self.checked = row["seq"]
-            self.finding = audit.finding
+            answer = run_apart(self.journal.graph, self.JOB, upto=self.upto)
+            self.checked = answer["checked"]
+            if answer["finding"] is not None:
+                self.finding = Finding(*answer["finding"])
             if self.finding is not None and self.journal.broken is None:
                 self.journal.broken = self.finding
                 log.error("journal chain broken at %s: %s", self.finding.position, self.finding.reason)
         except Exception:  # the store went away (the service closing): nothing is concluded
-            log.warning("the journal's background audit stopped at %s", self.checked, exc_info=True)
+            log.warning("the journal's background check of the chain stopped", exc_info=True)
         finally:
             self.done.set()
 
