@@ -273,7 +273,7 @@ class Journal:
         self.broken = audit.finding
         if self.broken is None and self.audit is not None:
             self.broken = self.audit.finding  # what the check of the chain before it found, if it has
-        if self.audit is None or self.audit.upto != projected:
+        if projected and (self.audit is None or self.audit.upto != projected):  # nothing to check in a new store
             self.audit = BackgroundAudit(self, projected)
             self.audit.start()
 
