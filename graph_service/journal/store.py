@@ -182,7 +182,7 @@ class Journal:
         self.legacy = False
         self.keeps: int | None = None  # what the graph keeps for writes (projection.KEPT_FOR_WRITES), from the head
         self.stateless = False  # the domains hold nothing the graph holds: a start replays nothing (`open`)
-        self.audit: BackgroundAudit | None = None  # a stateless start's check of the chain, in a thread of its own
+        self.audit: BackgroundAudit | None = None  # a stateless start's check of the chain, in a process of its own
 
     # --- start-up -------------------------------------------------------------------------
 
@@ -249,7 +249,7 @@ class Journal:
         """Where domains that hold nothing the graph holds start: the journal as of the position the graph holds
         (its hash, the store clock after it and the Merkle frontier, from O(log n) stored entries: no entry
         before it is read), then the entries past it (a crash between an append and its projection), checked
-        from there and applied and projected. The chain up to that position is checked in a thread of its own
+        from there and applied and projected. The chain up to that position is checked in a process of its own
         (`BackgroundAudit`): the start does not wait for it, and writes are refused once it finds a break."""
         self._reset_domains()
         with self._unprojected_lock:
