@@ -79,13 +79,15 @@ class Service:
         def held() -> int:
             return self.journal.graph_holds
 
-        if self._held_in_graph("knowledge", KEEPS_NOW_READS, "a knowledge write reads"):
+        if self._held_in_graph("knowledge", KEEPS_NOW_READS, "a knowledge write reads", "its knowledge state"):
             state.knowledge_taken = KnowledgeFromGraph(graph, held)
-        if self._held_in_graph("beliefs", KEEPS_BELIEF_WRITES, "a belief write reads"):
+        if self._held_in_graph("beliefs", KEEPS_BELIEF_WRITES, "a belief write reads", "its belief layer"):
             state.beliefs_taken = BeliefsFromGraph(graph, held)
-        if self._held_in_graph("stream", KEEPS_STREAM_WRITES, "a stream or statement write reads"):
+        if self._held_in_graph("stream", KEEPS_STREAM_WRITES, "a stream or statement write reads",
+                               "its stream and statements' state"):
             state.stream_taken = StreamParts(graph, held)
-        if self._held_in_graph("questions", KEEPS_NOW_READS, "a question write reads"):
+        if self._held_in_graph("questions", KEEPS_NOW_READS, "a question write reads",
+                               "its unknowns and questions' state"):
             state.questions_taken = QuestionParts(graph, held)
         if self.knowledge_in_graph and self.beliefs_in_graph:
             # Then an entry the graph holds needs no item's status (its effects on the layer are in the graph): the
@@ -93,16 +95,16 @@ class Service:
             state.statuses_taken = ItemStatuses(graph, held)
         return self.holds_nothing
 
-    def _held_in_graph(self, option: str, keeps: int, reads: str) -> bool:
+    def _held_in_graph(self, option: str, keeps: int, reads: str, state: str) -> bool:
         """Do the settings ask to hold `option`'s state in the graph (none in memory: each write reads from the graph
         what its rules touch, and a start applies nothing of the entries the graph holds), and does the store's graph
         keep what that `reads` (`keeps`: the version of projection.KEPT_FOR_WRITES)? A store written before it did
-        keeps that state in memory, with a warning."""
+        keeps that `state` in memory, with a warning that names it."""
         if getattr(self.settings, option) != "graph":
             return False
         if not self.journal.keeps_at_least(keeps):
-            log.warning("GRAPH_SERVICE_%s=graph: this store's graph was written before it kept what %s; that state "
-                        "is held in memory (export and load it into a new store)", option.upper(), reads)
+            log.warning("GRAPH_SERVICE_%s=graph: this store's graph was written before it kept what %s; %s is held in "
+                        "memory (export and load it into a new store)", option.upper(), reads, state)
             return False
         return True
 

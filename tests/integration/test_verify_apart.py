@@ -111,8 +111,9 @@ def test_a_refusal_in_the_child_comes_back_as_the_same_error(backend: Backend, m
 
 
 def test_an_unknown_job_is_refused_before_any_process_starts(graph: object) -> None:
-    jobs = ("beliefs_as_of, disputes_as_of, fingerprints_as_of, flags_as_of, items_as_of, open_questions_as_of, "
-            "prov, questions_as_of, rebuild, redecide, report_as_of, snapshot_as_of, unknowns_as_of, verify")
+    jobs = ("beliefs_as_of, chain_audit, disputes_as_of, fingerprints_as_of, flags_as_of, items_as_of, "
+            "open_questions_as_of, prov, questions_as_of, rebuild, redecide, report_as_of, snapshot_as_of, "
+            "unknowns_as_of, verify")
     with pytest.raises(ValueError, match=f"no such job 'nothing'; the jobs are {jobs}$"):
         apart.run_apart(graph, "nothing")  # type: ignore[arg-type]
 
