@@ -111,7 +111,7 @@ class Service:
     @property
     def holds_nothing(self) -> bool:
         """Does this service hold no domain's state (each write reads what it touches from the graph), so that a
-        start replays nothing (Journal._resume_from_graph)?"""
+        start replays nothing (Journal._replay_all of a stateless journal)?"""
         state = self.state
         return None not in (state.knowledge_taken, state.beliefs_taken, state.stream_taken, state.questions_taken,
                             state.statuses_taken)

@@ -193,7 +193,7 @@ class Journal:
         A broken chain does not stop the start: the state is the sound prefix, and writes are refused
         (JournalBroken, naming the position) until the store is repaired. `prepared` runs once the head is
         read (what the graph keeps is known), before the replay; when it answers True, the domains hold nothing
-        the graph holds, and the journal replays nothing (`stateless`: see `_resume_from_graph`).
+        the graph holds, and the journal replays nothing (`stateless`: see `_replay_all`).
         """
         if not self.prepare(allow_legacy=allow_legacy):
             self.legacy = True
@@ -222,42 +222,22 @@ class Journal:
 
     def _replay_all(self) -> None:
         """Rebuild the in-memory state from the stored entries, checked before each is applied, and project
-        those the graph lacks. At the first unsound entry the replay stops there (see `broken`). A stateless
-        journal resumes from what the graph holds instead (`_resume_from_graph`)."""
-        if self.stateless:
-            self._resume_from_graph()
-            return
-        gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
-        self._reset_domains()
-        self.seq, self.hash, self.frontier, self.store_clock = 0, GENESIS, Frontier(), 0
-        with self._unprojected_lock:
-            self._unprojected.clear()
-        self._projected = self._head_projected = self.stored_head()["projected"]
-        audit = JournalAudit(frontier=self.frontier)
-        self._tell_graph_holds(self._projected)
-        try:
-            for row in self.entry_rows_after(0):
-                entry = audit.feed(row)
-                if entry is None:
-                    break
-                self._apply_and_project(entry)
-        finally:
-            self._tell_graph_holds(0)  # what comes next is written by this journal and needs its projection
-        self.broken = audit.finding
+        those the graph lacks. At the first unsound entry the replay stops there (see `broken`).
 
-    def _resume_from_graph(self) -> None:
-        """Where domains that hold nothing the graph holds start: the journal as of the position the graph holds
-        (its hash, the store clock after it and the Merkle frontier, from O(log n) stored entries: no entry
-        before it is read), then the entries past it (a crash between an append and its projection), checked
-        from there and applied and projected. The chain up to that position is checked in a process of its own
+        A stateless journal (its domains hold nothing the graph holds) starts instead from the position the graph
+        holds: its hash, the store clock after it and the Merkle frontier, from O(log n) stored entries (no entry
+        before it is read); only the entries past it (a crash between an append and its projection) are checked,
+        applied and projected. The chain up to that position is checked in a process of its own
         (`BackgroundAudit`): the start does not wait for it, and writes are refused once it finds a break."""
+        if not self.stateless:
+            gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
         self._reset_domains()
         with self._unprojected_lock:
             self._unprojected.clear()
-        head = self.stored_head()
-        projected = head["projected"]
+        projected = self.stored_head()["projected"]
         self._projected = self._head_projected = projected
-        self.seq, self.hash, self.store_clock, self.frontier = self._stored_position(projected)
+        self.seq, self.hash, self.store_clock, self.frontier = self._stored_position(
+            projected if self.stateless else 0)
         for domain in self.domains:
             getattr(domain, "resume_at", _ignore)(self.seq)
         audit = JournalAudit(after=self.seq, prev=self.hash, frontier=self.frontier, clock=self.store_clock)
@@ -269,12 +249,18 @@ class Journal:
                     break
                 self._apply_and_project(entry)
         finally:
-            self._tell_graph_holds(0)
+            self._tell_graph_holds(0)  # what comes next is written by this journal and needs its projection
         self.broken = audit.finding
+        if self.stateless:
+            self._check_chain_upto(projected)
+
+    def _check_chain_upto(self, position: int) -> None:
+        """Check the chain up to `position` in the background, unless a check of it is under way or done (its
+        finding, if it has one, is the verdict); nothing to check in a new store."""
         if self.broken is None and self.audit is not None:
             self.broken = self.audit.finding  # what the check of the chain before it found, if it has
-        if projected and (self.audit is None or self.audit.upto != projected):  # nothing to check in a new store
-            self.audit = BackgroundAudit(self, projected)
+        if position and (self.audit is None or self.audit.upto != position):
+            self.audit = BackgroundAudit(self, position)
             self.audit.start()
 
     def _stored_position(self, seq: int) -> tuple[int, str, int, Frontier]:

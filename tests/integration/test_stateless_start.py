@@ -1,8 +1,8 @@
-"""A start that replays nothing (Journal._resume_from_graph), on every backend: a service holding no domain's state
-(all four options on) starts from the position the graph holds, read from O(log n) stored entries, with the same
-head, store clock and Merkle root a replay computes; it applies and projects the entries past that position (a
-crash between an append and its projection); and the chain is checked in a thread of its own, whose finding of a
-break refuses writes."""
+"""A start that replays nothing (Journal._replay_all of a stateless journal), on every backend: a service holding
+no domain's state (all four options on) starts from the position the graph holds, read from O(log n) stored
+entries, with the same head, store clock and Merkle root a replay computes; it applies and projects the entries
+past that position (a crash between an append and its projection); and the chain is checked in a process of its
+own, whose finding of a break refuses writes."""
 
 from __future__ import annotations
 
