@@ -7,7 +7,6 @@ needs no status (its effects on the layer are in the graph), so a start reads no
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from graph_service.keyed_parts import KeyedParts, Needs
@@ -25,9 +24,9 @@ class ItemStatuses(KeyedParts):
 
 def items_named(payload: Any) -> list[str]:
     """The items a belief write's payload names as the roots of its rows (what applying it asks the status of)."""
-    found: list[str] = []
-    rows: Iterable[Any] = payload.get("rows", ()) if isinstance(payload, dict) else ()
-    for one in [payload, *rows] if isinstance(payload, dict) else []:
-        if isinstance(one, dict) and one.get("root_kind") == "item" and isinstance(one.get("root_ids"), list):
-            found += [r for r in one["root_ids"] if isinstance(r, str)]
-    return found
+    if not isinstance(payload, dict):
+        return []
+    rows = payload.get("rows")
+    return [root for one in [payload, *(rows if isinstance(rows, list) else ())]
+            if isinstance(one, dict) and one.get("root_kind") == "item" and isinstance(one.get("root_ids"), list)
+            for root in one["root_ids"] if isinstance(root, str)]

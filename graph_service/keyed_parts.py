@@ -13,6 +13,7 @@ entry alone. A plan read past the journal's head is caught by the append's compa
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ Needs = dict[str, list[str]]
 """What a plan or an application reads: for each need (a parameter of the domain's statement), the keys."""
 
 
-class KeyedParts:
+class KeyedParts(ABC):
     """The parts as of the last entry applied. A subclass names its needs and the parts each gives (`NEEDS`, the
     first part of each being the one that says whether a key was read) and reads them (`_fetch`)."""
 
@@ -42,9 +43,9 @@ class KeyedParts:
         self._need_of = {part: need for need, parts in self.NEEDS.items() for part in parts}
         self.reads = 0  # statements run
 
+    @abstractmethod
     def _fetch(self, wanted: Needs) -> dict[tuple[str, str], Any]:
         """Read these keys in one statement: {(part, key): value} for those the graph holds (the rest are None)."""
-        raise NotImplementedError
 
     def reset(self) -> None:
         """Forget what entries changed (a replay from the start follows)."""

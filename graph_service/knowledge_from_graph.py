@@ -70,6 +70,10 @@ class KnowledgeFromGraph:
         if entry.seq > self.held():
             self._prepared = {entry.seq: self.apply(entry)}  # one at a time: a writer's own entry
 
+    def prepared(self, seq: int) -> list[TakenOperation]:
+        """What `prepare` gave entry `seq`, kept for its application (none: not prepared)."""
+        return self._prepared.get(seq) or []
+
     def apply(self, entry: Entry) -> list[TakenOperation]:
         """The entry's knowledge operations applied on what their rules read of the graph as of the entry before
         it, each with its bookkeeping (state.kept_for_writes): what applying it on the whole state writes.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from graph_service.domain import Applied
@@ -135,9 +136,20 @@ class GraphQuestions(QuestionState):
                                "time (the questions page)")
         return self.ranking_view().questions(answered=False)
 
-    def planning(self) -> _Planning:
-        """The context a plan runs in (Service.plan_on_store): what it reads is read once for it."""
-        return _Planning(self)
+    @contextmanager
+    def planning(self) -> Iterator[None]:
+        """The context a plan runs in (Service.plan_on_store): what it reads is read once for it. Re-entrant: a
+        plan within a plan reads with the outer one."""
+        local = self._local
+        if getattr(local, "planning", False):
+            yield
+            return
+        with self.parts.reading({}):
+            local.planning, local.whole = True, None
+            try:
+                yield
+            finally:
+                local.planning, local.whole = False, None
 
     # --- applying ---------------------------------------------------------------------------------
 
@@ -169,27 +181,6 @@ class GraphQuestions(QuestionState):
             except (KeyError, TypeError, UserError):
                 continue
         self.parts.read_ahead(needs)
-
-
-class _Planning:
-    """A plan's reads, kept for it (re-entrant: a plan within a plan reads with the outer one)."""
-
-    def __init__(self, questions: GraphQuestions) -> None:
-        self.questions = questions
-        self._reading = questions.parts.reading({})
-        self._outer = False
-
-    def __enter__(self) -> None:
-        local = self.questions._local
-        self._outer = not getattr(local, "planning", False)
-        if self._outer:
-            self._reading.__enter__()
-            local.planning, local.whole = True, None
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._outer:
-            self.questions._local.planning, self.questions._local.whole = False, None
-            self._reading.__exit__(*exc)
 
 
 def entry_needs(entry: Entry) -> Needs:

@@ -215,7 +215,8 @@ class StoreState:
     def _statuses_read(self, entry: Entry) -> list[str]:
         """The items whose statuses applying this entry reads that can be told beforehand: those its knowledge
         operations write (as prepared), and the roots a belief write names."""
-        operations = getattr(self.knowledge_taken, "_prepared", {}).get(entry.seq) or []
+        prepared = getattr(self.knowledge_taken, "prepared", None)
+        operations = prepared(entry.seq) if prepared is not None else []
         return [i for operation in operations for i in operation.statuses] + items_named(entry.payload)
 
     def _prepares_questions(self, entry: Entry) -> bool:

@@ -138,7 +138,7 @@ class GraphStatements(StatementState):
 
     def __init__(self, stream: GraphStream) -> None:
         super().__init__(stream)
-        self.parts = stream.parts
+        self.parts, self.table = stream.parts, stream.table  # the stream's weight table: what its rows are read by
         self._seq = 0
 
     def last_speaker(self, conversation: str) -> str | None:
@@ -149,18 +149,18 @@ class GraphStatements(StatementState):
         self.parts.keep("conversation", conversation, speaker, self._seq)
 
     def plan(self, op: str, payload: Mapping[str, Any]) -> Draft:
-        with self.parts.reading(request_needs(op, payload, DEFAULT_TABLE)):
+        with self.parts.reading(request_needs(op, payload, self.table)):
             return super().plan(op, payload)
 
     def apply(self, entry: Entry) -> Applied:
         if entry.op == OP_SAY and entry.seq <= self.parts.held():
             return Applied(Projection(), evidence_specs(entry))
         self._seq = entry.seq
-        with self.parts.reading(entry_needs(entry, DEFAULT_TABLE), entry.seq):
+        with self.parts.reading(entry_needs(entry, self.table), entry.seq):
             return super().apply(entry)
 
     def prepare(self, entry: Entry) -> None:
-        prepare(self.parts, entry, DEFAULT_TABLE)
+        prepare(self.parts, entry, self.table)
 
 
 def prepare(parts: KeyedParts, entry: Entry, table: WeightTable) -> None:
