@@ -23,6 +23,8 @@ from graph_service.fingerprint_as_of import kept_sum_upto
 from graph_service.journal.chain import Entry
 from graph_service.partial_reads import Fetched, Reader, read_ahead
 from graph_service.state import BELIEFS_FINGERPRINT
+from graph_service.statements import OP_SAY
+from graph_service.statements.state import evidence_specs
 from graph_service.storage.port import GraphPort
 
 RUN_ENTRIES = 4_000
@@ -180,12 +182,17 @@ class BeliefsFromGraph:
         read_ahead(run._pattern_index.candidates, [similar_key(w, DO_NOT_INFER_JACCARD) for w in words if w])
 
     def prepare(self, entry: Entry) -> None:
-        """Read what applying this landed entry on the graph as of the entry before it reads, now (a writer's step
+        """Read what applying this landed entry (a belief write's, or a statement's, whose claims become evidence) on
+        the graph as of the entry before it reads, now (a writer's step
         off the event loop: Journal.write_steps), by applying it on a state of its own that is then dropped: its
         application proper reads it again from what is kept (`_fresh`); and the layer's running sum there, which
         the application reads when the entry moves it. Changes no state."""
         if self.held() >= entry.seq - 1:
-            self._fresh(entry.seq - 1).apply(entry)
+            fresh = self._fresh(entry.seq - 1)
+            if entry.op == OP_SAY:  # a statement's claims become evidence: its specs follow from the entry alone
+                fresh.evidence_from_statement(evidence_specs(entry), entry)
+            else:
+                fresh.apply(entry)
             upto = entry.seq - 1
             self._prepared_base = upto, kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, upto)
 

@@ -231,8 +231,10 @@ class StoreState:
             self.knowledge.handles(entry.op) or (entry.op == ANSWER_QUESTION and bool(entry.payload.get("knowledge"))))
 
     def _prepares_beliefs(self, entry: Entry) -> bool:
-        # A belief write's own entry (the cascades other entries set off on the layer read as they are applied).
-        return self.beliefs_taken is not None and hasattr(self.beliefs_taken, "prepare") and entry.op in BELIEF_OPS
+        # A belief write's own entry, or a statement's, whose claims become evidence (the cascades other entries set
+        # off on the layer read as they are applied).
+        return self.beliefs_taken is not None and hasattr(self.beliefs_taken, "prepare") and (
+            entry.op in BELIEF_OPS or entry.op == OP_SAY)
 
     def prepare(self, entry: Entry) -> None:
         """Read what applying this entry will read of the graph (see `prepares`); changes no state."""

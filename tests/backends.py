@@ -9,6 +9,9 @@ from typing import Any
 from graph_service.config import Settings
 from graph_service.storage.port import GraphPort
 
+WHOLE_STATE = {"knowledge": "memory", "beliefs": "memory", "stream": "memory", "questions": "memory"}
+"""Settings fields that hold every domain's whole state in memory (by default the service holds none)."""
+
 
 @dataclass(frozen=True)
 class Neo4jEndpoint:
@@ -34,6 +37,17 @@ class Backend:
             return Settings(data_dir=self.data_dir, **overrides)
         return Settings(data_dir=self.data_dir, neo4j_uri=self.neo4j.uri, neo4j_user=self.neo4j.user,
                         neo4j_password=self.neo4j.password, **overrides)
+
+    def whole_state_settings(self, **overrides: Any) -> Settings:
+        """`settings` holding every domain's whole state in memory but those `overrides` name: for a test whose
+        reference is the whole state (or that plans on it), and for one of a domain held in the graph beside the
+        others held whole."""
+        return self.settings(**{**WHOLE_STATE, **overrides})
+
+    def whole_state_env(self) -> dict[str, str]:
+        """`env` with every domain's whole state held in memory (a service process a test compares with the
+        whole state, or one that must replay)."""
+        return {**self.env(), **{f"GRAPH_SERVICE_{name.upper()}": held for name, held in WHOLE_STATE.items()}}
 
     def env(self) -> dict[str, str]:
         """Environment variables that point a service process at this backend."""

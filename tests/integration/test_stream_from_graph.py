@@ -63,7 +63,7 @@ def _plan(state: StoreState, op: str, payload: dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("seed", [5, 17])
 def test_a_stream_write_on_what_it_reads_of_the_graph_is_the_whole_states(backend: Backend, seed: int) -> None:
-    service = Service.open(backend.settings(stream="graph"))
+    service = Service.open(backend.whole_state_settings(stream="graph"))
     try:
         assert service.journal.keeps_at_least(KEEPS_STREAM_WRITES) and service.stream_in_graph
         assert isinstance(service.state.stream, GraphStream)
@@ -105,7 +105,7 @@ def _write_history(service: Service, seed: int, requests: int = 120) -> int:
 
 
 def test_a_start_reads_nothing_of_the_stream_and_goes_on_where_it_was(backend: Backend) -> None:
-    settings = backend.settings(stream="graph")
+    settings = backend.whole_state_settings(stream="graph")
     service = Service.open(settings)
     try:
         assert _write_history(service, 23) > 60
@@ -132,7 +132,7 @@ def test_a_bulk_load_ahead_of_the_graph_gives_the_same_store(backend: Backend, t
     query = ("MATCH (a:Actor) RETURN a.id AS id, a.observer AS o, a.declared AS d, a.wordless AS w, a.view AS v, "
              "a.boundary_tick AS t UNION ALL MATCH (c:Conversation) RETURN c.id AS id, c.hearer AS o, "
              "c.last_speaker AS d, null AS w, null AS v, null AS t")
-    whole = Service.open(backend.settings())
+    whole = Service.open(backend.whole_state_settings())
     try:
         assert _write_history(whole, 31, 200) > 120
         entries, fingerprints = list(whole.journal.entries_after(0)), whole.fingerprints()
@@ -148,7 +148,7 @@ def test_a_bulk_load_ahead_of_the_graph_gives_the_same_store(backend: Backend, t
 
     monkeypatch.setattr(StreamParts, "keep", kept)
     into = backend.fresh_store(tmp_path / "loaded")
-    service = Service.open(into.settings(stream="graph"))
+    service = Service.open(into.whole_state_settings(stream="graph"))
     try:
         assert service.stream_in_graph
         assert service.journal.import_entries(entries, batch_size=17) == len(entries)
@@ -164,9 +164,12 @@ def test_a_bulk_load_ahead_of_the_graph_gives_the_same_store(backend: Backend, t
         service.close()
 
 
-def test_a_stream_write_runs_no_statement_on_the_event_loop(backend: Backend,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    service = Service.open(backend.settings(stream="graph"))
+@pytest.mark.parametrize("held", ["stream", "nothing"])
+def test_a_stream_write_runs_no_statement_on_the_event_loop(backend: Backend, monkeypatch: pytest.MonkeyPatch,
+                                                            held: str) -> None:
+    # Only the stream in the graph, and nothing held (the default: a statement's claims become evidence on a belief
+    # layer read from the graph too, and that is read off the loop as well).
+    service = Service.open(backend.whole_state_settings(stream="graph") if held == "stream" else backend.settings())
     try:
         service.journal.write("ann", lambda: service.state.stream.plan(OP_DECLARE, {"observer": "ann"}))
         ran = statements_recorded(service, monkeypatch)
@@ -183,13 +186,13 @@ def test_a_stream_write_runs_no_statement_on_the_event_loop(backend: Backend,
 
 def test_a_store_written_before_the_graph_kept_the_streams_parts_keeps_them_in_memory(
         backend: Backend, caplog: pytest.LogCaptureFixture) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         assert _write_history(service, 41, 60) > 20
         backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = $keeps", {"keeps": KEEPS_STREAM_WRITES - 1})
     finally:
         service.close()
-    service = Service.open(backend.settings(stream="graph"))
+    service = Service.open(backend.whole_state_settings(stream="graph"))
     try:
         assert not service.stream_in_graph and type(service.state.stream) is StreamState
         assert service.state.stream.observers()  # replayed into memory, as before
@@ -201,7 +204,7 @@ def test_a_store_written_before_the_graph_kept_the_streams_parts_keeps_them_in_m
 def test_a_read_outside_a_plan_or_an_application_reads_the_graph_as_it_is_then(backend: Backend) -> None:
     """What a plan or an application read is kept for it alone: a read after it, on the same thread, sees what was
     written since (an observer declared once its projection landed, and the kept part gone)."""
-    service = Service.open(backend.settings(stream="graph"))
+    service = Service.open(backend.whole_state_settings(stream="graph"))
     try:
         stream = service.state.stream
         assert stream.observer("zed") is None and not service.state.has_observation("obs-2-0")
