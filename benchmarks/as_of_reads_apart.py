@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchmarks.service_shape import Served, healthz_while, serve, stop
+from benchmarks.service_shape import LOADING, Served, healthz_while, serve, stop
 from graph_service.config import Settings
 from graph_service.questions import plans
 from graph_service.service import Service
@@ -59,7 +59,7 @@ def load(data: Path, mix: int, seed: int) -> int:
     """The store of the mix in `data`; its journal's head."""
     from tests.integration.test_knowledge_as_of import _history
 
-    service = Service.open(Settings(data_dir=data))
+    service = Service.open(Settings(data_dir=data, **LOADING))
     try:
         _history(service, mix, seed)
         for i in range(mix // 50):  # declared unknowns, which the mix has none of

@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.service_shape import LOADER, mix
+from benchmarks.service_shape import LOADER, LOADING, mix
 from graph_service.config import Settings
 from graph_service.knowledge import planning
 from graph_service.service import Service
@@ -134,7 +134,7 @@ def _p90(values: list[float]) -> float:
 def build(size: int, root: Path, seed: int) -> Path:
     """A store of `size` entries of the mix, bulk-loaded with the knowledge state in memory (as `load` does)."""
     data = root / f"store-{size}"
-    service = Service.open(Settings(data_dir=data))
+    service = Service.open(Settings(data_dir=data, **LOADING))
     try:
         service.journal.write_batch(LOADER, mix(service, size, seed), batch_size=500)
     finally:

@@ -26,7 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.service_shape import LOADER, mix
+from benchmarks.service_shape import LOADER, LOADING, mix
 from graph_service.config import Settings
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[tuple[str, int], list[float]] = defaultdict(list)
     try:
         for size in args.sizes:
-            service = Service.open(Settings(data_dir=root / f"store-{size}"))
+            service = Service.open(Settings(data_dir=root / f"store-{size}", **LOADING))
             started = time.perf_counter()
             service.journal.write_batch(LOADER, mix(service, size, args.seed), batch_size=500)
             print(f"loaded {size:,} entries in {time.perf_counter() - started:.0f} s", file=sys.stderr)

@@ -51,6 +51,7 @@ def _plan_rows(plan: Any, depth: int = 0) -> list[tuple[int, str, int, int, floa
 
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks import service_shape
     from benchmarks.service_shape import LOADER, NEO4J_PASSWORD, NEO4J_USER, mix
     from graph_service import processes
     from graph_service.config import Settings
@@ -58,8 +59,11 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     from graph_service.storage import queries
 
     data = Path(args.data)
-    settings = (Settings(data_dir=data) if not args.uri else
-                Settings(data_dir=data, neo4j_uri=args.uri, neo4j_user=NEO4J_USER, neo4j_password=NEO4J_PASSWORD))
+    # A tree from before the state left memory by default has no LOADING (and holds it in memory anyway).
+    loading = getattr(service_shape, "LOADING", {})
+    settings = (Settings(data_dir=data, **loading) if not args.uri else
+                Settings(data_dir=data, neo4j_uri=args.uri, neo4j_user=NEO4J_USER, neo4j_password=NEO4J_PASSWORD,
+                         **loading))
     service = Service.open(settings)
     graph = service.graph
     server_pid = args.server_pid or int((data / "falkordb.pid").read_text())

@@ -50,7 +50,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.service_shape import LOADER, mix
+from benchmarks.service_shape import LOADER, LOADING, mix
 from graph_service.api.read_pages import belief_page_now, dispute_page_now, item_ids_by_key_windows, item_page
 from graph_service.api.stream_types import recall_now
 from graph_service.beliefs.fingerprint import fingerprint_row
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[tuple[str, int], list[float]] = defaultdict(list)
     try:
         for size in args.sizes:
-            service = Service.open(Settings(data_dir=root / f"store-{size}"))
+            service = Service.open(Settings(data_dir=root / f"store-{size}", **LOADING))
             started = time.perf_counter()
             service.journal.write_batch(LOADER, mix(service, size, args.seed), batch_size=500)
             print(f"loaded {size:,} entries in {time.perf_counter() - started:.0f} s: "

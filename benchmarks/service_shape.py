@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from graph_service import processes
-from graph_service.config import KNOWLEDGE_MODES, Settings
+from graph_service.config import DEFAULT_MODE, KNOWLEDGE_MODES, Settings
 from graph_service.domain import Draft
 from graph_service.errors import UserError
 from graph_service.journal.notes import plan_note
@@ -61,6 +61,10 @@ from graph_service.stream import OP_DECLARE, OP_OBSERVE
 ROOT = Path(__file__).resolve().parents[1]
 LOADER = "loader"
 VERIFY_TIMEOUT = 3_600.0  # seconds: a verify replays the whole journal
+DOMAINS = ("knowledge", "beliefs", "stream", "questions")  # Settings' fields that say where a state is held
+# The mix's planners read the whole state (`mix`): a store is built with every domain's state in memory. What the
+# graph holds is the same either way.
+LOADING = {domain: "memory" for domain in DOMAINS}
 NEO4J_USER = NEO4J_PASSWORD = "neo4j"  # the local server runs with authentication off (neo4j_server)
 
 
@@ -69,7 +73,8 @@ NEO4J_USER = NEO4J_PASSWORD = "neo4j"  # the local server runs with authenticati
 
 def mix(service: Service, n: int, seed: int) -> Iterator[Callable[[], Draft]]:
     """n plans in a deterministic mix; each is planned against the state the ones before it made
-    (one the store refuses, e.g. a fact that would rest on itself, becomes a note)."""
+    (one the store refuses, e.g. a fact that would rest on itself, becomes a note). The service holds every
+    domain's state in memory (`LOADING`): the planners read it directly."""
     for plan in _mix(service, n, seed):
         yield lambda plan=plan: _or_note(plan)
 
@@ -200,11 +205,16 @@ class Served:
     ready: float
 
 
+def state_env(state: str) -> dict[str, str]:
+    """The variables that hold every domain's state where `state` (one of KNOWLEDGE_MODES) says."""
+    return {f"GRAPH_SERVICE_{domain.upper()}": state for domain in DOMAINS}
+
+
 def serve(data: Path, log: Path, workers: int = 1, neo4j: LocalNeo4j | None = None,
-          knowledge: str = "memory") -> Served:
+          state: str = DEFAULT_MODE) -> Served:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRAPH_SERVICE_"))}
-    env.update(GRAPH_SERVICE_DATA=str(data), GRAPH_SERVICE_PORT=str(port), GRAPH_SERVICE_KNOWLEDGE=knowledge)
+    env.update(GRAPH_SERVICE_DATA=str(data), GRAPH_SERVICE_PORT=str(port), **state_env(state))
     if neo4j is not None:
         env.update(NEO4J_URI=neo4j.uri, NEO4J_USER=NEO4J_USER, NEO4J_PASSWORD=NEO4J_PASSWORD)
     started = time.perf_counter()
@@ -269,8 +279,9 @@ def measure(size: int, args: argparse.Namespace, root: Path, neo4j: LocalNeo4j |
     fig = Figures(size)
     data = root / f"store-{size}" / "data"
     data.parent.mkdir(parents=True)
-    settings = (Settings(data_dir=data) if neo4j is None else
-                Settings(data_dir=data, neo4j_uri=neo4j.uri, neo4j_user=NEO4J_USER, neo4j_password=NEO4J_PASSWORD))
+    settings = (Settings(data_dir=data, **LOADING) if neo4j is None else
+                Settings(data_dir=data, neo4j_uri=neo4j.uri, neo4j_user=NEO4J_USER, neo4j_password=NEO4J_PASSWORD,
+                         **LOADING))
     # 1. the bulk load, in this process
     service = Service.open(settings)
     try:
@@ -288,7 +299,7 @@ def measure(size: int, args: argparse.Namespace, root: Path, neo4j: LocalNeo4j |
             f"{server / written * 1e3:.2f} ms in the {'embedded server' if neo4j is None else 'Neo4j server'}")
     fig.bar("bulk load >= 5,000 entries/s", written / seconds >= 5_000)
     # 2. a clean start
-    served = serve(data, root / f"serve-{size}.log", neo4j=neo4j, knowledge=args.knowledge)
+    served = serve(data, root / f"serve-{size}.log", neo4j=neo4j, state=args.state)
     loaded = served.loaded if served.loaded is not None else served.ready
     fig.say(f"  start: /healthz answered {served.first_health:.2f} s after the process started; the embedded "
             f"server loaded by {loaded:.2f} s; /readyz ready at {served.ready:.2f} s (the service's own share "
@@ -330,13 +341,13 @@ def measure(size: int, args: argparse.Namespace, root: Path, neo4j: LocalNeo4j |
             f"own peak RSS {peak_mb:.0f} MB")
     fig.bar("verify peak RSS <= 1 GB", peak_mb <= 1024 and done.returncode == 0)
     # 4. ready after a kill -9, against the clean start
-    served = serve(data, root / f"serve-{size}-again.log", neo4j=neo4j, knowledge=args.knowledge)
+    served = serve(data, root / f"serve-{size}-again.log", neo4j=neo4j, state=args.state)
     clean = served.ready
     served.proc.send_signal(signal.SIGKILL)
     served.proc.wait()
     if neo4j is None:
         _wait_server_gone(data)
-    served = serve(data, root / f"serve-{size}-killed.log", neo4j=neo4j, knowledge=args.knowledge)
+    served = serve(data, root / f"serve-{size}-killed.log", neo4j=neo4j, state=args.state)
     fig.say(f"  ready after kill -9: {served.ready:.2f} s (clean start {clean:.2f} s): {served.ready / clean:.2f}x")
     fig.bar("ready after kill -9 within 1.2x of a clean start", served.ready <= 1.2 * clean)
     stop(served)
@@ -373,7 +384,7 @@ def ready_pids(base: str, wanted: int, timeout: float = 600) -> set[int]:
 def _workers(fig: Figures, data: Path, root: Path, args: argparse.Namespace, neo4j: LocalNeo4j | None) -> None:
     """Reads/s and writes/s from `args.clients` clients through 1 worker process and through 2 (1, 2, 1)."""
     def rates(workers: int, round_no: int) -> tuple[float, float]:
-        served = serve(data, root / f"serve-workers-{workers}-{round_no}.log", workers, neo4j, args.knowledge)
+        served = serve(data, root / f"serve-workers-{workers}-{round_no}.log", workers, neo4j, args.state)
         try:
             ready_pids(served.base, workers)
             beliefs = [e["node"]["id"] for e in post(served.base, "{ beliefs(first: 100) { edges { node { id } } } }")
@@ -543,9 +554,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=10)
     parser.add_argument("--backend", choices=("falkordb", "neo4j"), default="falkordb",
                         help="falkordb: the embedded server (make serve's); neo4j: a local Neo4j 5 per size")
-    parser.add_argument("--knowledge", choices=KNOWLEDGE_MODES, default="memory",
-                        help="where the served service keeps its knowledge state (GRAPH_SERVICE_KNOWLEDGE); the "
-                             "bulk load holds it in memory either way")
+    parser.add_argument("--state", choices=KNOWLEDGE_MODES, default=DEFAULT_MODE,
+                        help="where the served service keeps every domain's state (GRAPH_SERVICE_KNOWLEDGE, _BELIEFS, "
+                             "_STREAM and _QUESTIONS): graph (none held), or memory; the bulk load holds it in "
+                             "memory either way")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="service-shape-") as tmp:
         results = []
@@ -557,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
             with LocalNeo4j(home, bolt_port=neo4j_free_port(), http_port=None, die_with_parent=True) as neo4j:
                 results.append(measure(size, args, Path(tmp), neo4j))
     print(f"service shape (issue 10), {'embedded FalkorDB' if args.backend == 'falkordb' else 'Neo4j 5'} backend, "
-          f"knowledge state: {args.knowledge}")
+          f"every domain's state held in: {args.state}")
     for fig in results:
         print("\n".join(fig.lines))
     if len(results) > 1:

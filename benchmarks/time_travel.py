@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import httpx
 
-from benchmarks.service_shape import LOADER, mix
+from benchmarks.service_shape import LOADER, LOADING, mix
 from graph_service.api.app import create_app
 from graph_service.config import Settings
 from graph_service.domain import Draft
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                              "nodes are the mix's (a long journal at a cost a shared machine can pay)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="time-travel-") as tmp:
-        service = Service.open(Settings(data_dir=Path(tmp) / "data"))
+        service = Service.open(Settings(data_dir=Path(tmp) / "data", **LOADING))
         try:
             started = time.perf_counter()
             plans = _with_progress(_with_notes(mix(service, args.entries, args.seed), args.entries, args.notes),

@@ -16,12 +16,17 @@ def _flag(name: str, default: bool) -> bool:
 
 KNOWLEDGE_MODES = ("memory", "graph")
 """Settings.knowledge, .beliefs, .stream and .questions: the whole state in memory, or none (read from the graph
-as each write needs)."""
+as each write needs). "graph" is the default: with all four, a start replays nothing and the service's memory does
+not grow with the store; "memory" trades that for cheaper writes on a small store (README, "Where the state is
+held")."""
+
+DEFAULT_MODE = "graph"
 
 
 def _mode(name: str) -> str:
-    """One of KNOWLEDGE_MODES from the variable `name` (memory when unset); ValueError naming it otherwise."""
-    mode = os.environ.get(name, "memory").strip().lower() or "memory"
+    """One of KNOWLEDGE_MODES from the variable `name` (DEFAULT_MODE when unset or empty); ValueError naming it
+    otherwise."""
+    mode = os.environ.get(name, DEFAULT_MODE).strip().lower() or DEFAULT_MODE
     if mode not in KNOWLEDGE_MODES:
         raise ValueError(f"{name} must be one of {', '.join(KNOWLEDGE_MODES)}, not {os.environ[name]!r}")
     return mode
@@ -48,20 +53,20 @@ class Settings:
     signer_name: str = "graph_service"
     log_origin: str | None = None
     """The checkpoints' origin line; default: graph_service/<the store's log id>."""
-    knowledge: str = "memory"
+    knowledge: str = DEFAULT_MODE
     """Where the service keeps the knowledge state it plans and applies knowledge writes on: "memory" (the whole
     state, rebuilt by replaying the journal at start) or "graph" (none: each knowledge write reads from the graph
     what its rules read, and a start takes the knowledge entries as the graph holds them). See KNOWLEDGE_MODES."""
-    beliefs: str = "memory"
+    beliefs: str = DEFAULT_MODE
     """Where the service keeps the belief layer it plans and applies belief writes on: "memory" (the whole layer,
     rebuilt by replaying the journal at start) or "graph" (none: each belief write reads from the graph what its
     rules read, and a start applies nothing of the entries the graph holds to it). See KNOWLEDGE_MODES."""
-    stream: str = "memory"
+    stream: str = DEFAULT_MODE
     """Where the service keeps the stream's and the statements' state (observers, their views and rows' pairs, who
     spoke last to whom): "memory" (rebuilt by replaying the journal at start) or "graph" (none: each stream or
     statement write reads from the graph the parts it touches, and a start applies nothing of the entries the graph
     holds to them). See KNOWLEDGE_MODES."""
-    questions: str = "memory"
+    questions: str = DEFAULT_MODE
     """Where the service keeps the unknowns and questions it plans and applies question writes on: "memory"
     (rebuilt by replaying the journal at start) or "graph" (none: each question write reads from the graph the
     unknowns and questions it touches, a ranking every open one, and a start applies nothing of the entries the

@@ -259,6 +259,18 @@ class Service:
             self.start()
         return self.state.fingerprints()
 
+    def fingerprints_before(self, first_bad: int) -> dict[str, Any]:
+        """The fingerprints of a broken chain's sound prefix (the entries before `first_bad`), as a start holding
+        the whole state folds it: the graph's two running sums at that position when it keeps them and holds it (two
+        lookups, whatever this service holds; a start holding nothing starts at the graph's position, not at the
+        break), else a start's state (a store that keeps no sums is replayed, up to the break)."""
+        sound = first_bad - 1
+        if self.journal.keeps_at_least(KEEPS_NOW_READS) and self.journal.stored_head()["projected"] >= sound:
+            return fingerprints_kept(self.graph, sound)
+        if not self.started:
+            self.start()
+        return self.state.fingerprints()
+
     def verify_apart(self) -> FullReport:
         """`verify_store` in a process of its own (the API's verify: see graph_service.verifying); this
         journal takes its verdict."""

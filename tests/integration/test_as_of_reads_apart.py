@@ -73,7 +73,7 @@ def _store(backend: Backend) -> Service:
     """Three unknowns declared, the as-of tests' mix (flags, disputes, questions, beliefs), then a dispute,
     a flag over it and a question about it, so each read has something to show at the head, and a note
     after them (so they stand at the position before the head too)."""
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     write = service.journal.write
     for i in range(3):
         write("ann", lambda i=i: plans.plan_declare(service.state, "the pump", f"is it on? {i}", factor=f"pump-{i}"))

@@ -28,7 +28,7 @@ AS_OF = """query($id: String!, $n: Long) { belief(id: $id, asOf: $n) {
 def test_a_belief_as_of_any_position_is_the_replay_s(backend: Backend) -> None:
     from benchmarks.service_shape import mix
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for plan in mix(service, 260, 5):
             service.journal.write("loader", plan)

@@ -51,7 +51,7 @@ def _spread(service: Service, n: int, seed: int) -> None:
 
 
 def test_pages_by_confidence_give_every_belief_once_in_order(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         _spread(service, 90, 3)
         ranks = {confidence_key(b.confidence) for b in service.state.beliefs.beliefs.values()}

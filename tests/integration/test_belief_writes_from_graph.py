@@ -39,7 +39,7 @@ def _from_graph(service: Service, upto: int, base: tuple[int, int]) -> tuple[Bel
 
 @pytest.mark.parametrize("seed", [3, 11])
 def test_a_belief_write_on_what_it_reads_of_the_graph_is_the_whole_layers(backend: Backend, seed: int) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         assert service.journal.keeps_at_least(KEEPS_BELIEF_WRITES)
         layer, rng = service.state.beliefs, random.Random(seed)
@@ -83,7 +83,7 @@ def test_a_belief_write_on_what_it_reads_of_the_graph_is_the_whole_layers(backen
 
 
 def test_a_subject_moved_by_a_merge_is_read_with_its_entity_then(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         beliefs = service.state.beliefs
 
@@ -114,7 +114,7 @@ def test_a_bulk_load_into_a_service_holding_no_belief_layer_writes_what_the_whol
     verifies."""
     monkeypatch.setattr(beliefs_from_graph, "RUN_ENTRIES", 40)
     query = "MATCH (b:Belief) RETURN b.id, b.status, b.confidence, b.version, b.entity"
-    whole = Service.open(backend.settings())
+    whole = Service.open(backend.whole_state_settings())
     try:
         written_history(whole, 160, 7)
         layer, rng = whole.state.beliefs, random.Random(7)
@@ -129,7 +129,7 @@ def test_a_bulk_load_into_a_service_holding_no_belief_layer_writes_what_the_whol
     finally:
         whole.close()
     into = backend.fresh_store(tmp_path / "loaded")
-    service = Service.open(into.settings(beliefs="graph", knowledge=knowledge))
+    service = Service.open(into.whole_state_settings(beliefs="graph", knowledge=knowledge))
     try:
         assert service.beliefs_in_graph
         assert service.journal.import_entries(entries, batch_size=17) == len(entries)
@@ -150,7 +150,7 @@ def test_a_belief_write_holding_no_layer_runs_no_statement_on_the_loop(
         backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
     # Its plan reads only the graph, so it is a step (plan_off_loop), and what its application reads is read in a
     # step once the append landed (prepare): every statement runs in a worker thread, none on the loop's.
-    service = Service.open(backend.settings(beliefs="graph"))
+    service = Service.open(backend.whole_state_settings(beliefs="graph"))
     try:
         made = service.journal.write("ann", lambda: service.plan_beliefs(
             "belief.create", {"proposition": "the pump is cold", "subject": "pump",
@@ -174,7 +174,7 @@ def test_a_near_match_read_reads_the_postings_of_the_rarest_words(backend: Backe
     """Any `probe_size` of a proposition's words find every near match; the read looks up the rarest (the counts
     the projection statement keeps on the Token nodes), so 'claim 7' among thirty 'claim <n>' reads the beliefs
     holding '7', not the thirty holding 'claim'; and a word no belief holds is rarer still."""
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for n in range(30):
             service.journal.write("ann", lambda n=n: service.state.beliefs.plan(
@@ -195,7 +195,7 @@ def test_a_near_match_read_reads_the_postings_of_the_rarest_words(backend: Backe
 def test_a_projection_written_again_counts_no_word_twice(backend: Backend) -> None:
     """A word's count is kept by the projection statement as it makes each HAS_TOKEN edge: a start that writes
     again projections the graph holds already (its projected marker set back) counts none of them twice."""
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for n in range(6):
             service.journal.write("ann", lambda n=n: service.state.beliefs.plan(
@@ -208,7 +208,7 @@ def test_a_projection_written_again_counts_no_word_twice(backend: Backend) -> No
         backend.raw(graph, "MATCH (h:Head) SET h.projected = $p", {"p": head - 3})
     finally:
         graph.close()
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         assert service.journal.stored_head()["projected"] == head
         assert dict(backend.raw(service.graph, "MATCH (t:Token) RETURN t.id, t.beliefs"))["claim"] == 6
@@ -224,7 +224,7 @@ def test_a_load_reads_the_near_matches_of_a_window_s_creations_at_once(
     the propositions its creations make are read in one statement for the window (BeliefsFromGraph.read_ahead),
     not one a creation, and the load writes the same beliefs either way."""
     query = "MATCH (b:Belief) RETURN b.id, b.status, b.confidence, b.version"
-    whole = Service.open(backend.settings())
+    whole = Service.open(backend.whole_state_settings())
     try:
         written_history(whole, 300, 13)
         entries = list(whole.journal.entries_after(0))
@@ -233,7 +233,7 @@ def test_a_load_reads_the_near_matches_of_a_window_s_creations_at_once(
 
     def load(name: str) -> tuple[list[list[Any]], int]:
         into = backend.fresh_store(tmp_path / name)
-        service = Service.open(into.settings(beliefs="graph"))
+        service = Service.open(into.whole_state_settings(beliefs="graph"))
         try:
             ran = statements_recorded(service, monkeypatch)
             assert service.journal.import_entries(entries, batch_size=100) == len(entries)
@@ -255,7 +255,7 @@ def test_a_load_reads_the_near_matches_of_a_window_s_creations_at_once(
 def test_the_rows_on_several_roots_are_read_in_one_round_as_each_alone(backend: Backend) -> None:
     """An entry that takes several items' rows with them (a retraction's cascade) reads the rows resting on all of
     them at once (answer_many), as reading each alone gives them."""
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 60, 3)
         items = sorted(service.state.knowledge.items)[:6]

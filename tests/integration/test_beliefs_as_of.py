@@ -227,7 +227,7 @@ def check_step(then: StoreState, step: dict[str, Any]) -> None:
 
 
 def test_beliefs_walks_and_fingerprint_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         written_history(service, 170, 11)
         entries = list(service.journal.entries_after(0))

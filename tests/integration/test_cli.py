@@ -24,12 +24,13 @@ def cli(store: Backend, *args: str, env: dict[str, str] | None = None) -> subpro
 def seed(store: Backend) -> str:
     service = Service.open(store.settings())
     try:
-        k = service.state.knowledge
-        write = service.journal.write
-        a = write("ann", lambda: planning.plan_add(k, {"kind": "fact", "body": {"s": "a", "r": "b", "o": 1},
-                                                       "source": "person"}, by="ann")).result["id"]
-        write("ann", lambda: planning.plan_add(k, {"kind": "fact", "body": {"s": "a", "r": "c", "o": 2},
-                                                   "source": "person", "derived_from": [a]}, by="ann"))
+        def add(raw: dict[str, object]) -> str:
+            written = service.journal.write("ann", lambda: service.plan_knowledge(
+                lambda k: planning.plan_add(k, raw, by="ann")))
+            return str(written.result["id"])
+
+        a = add({"kind": "fact", "body": {"s": "a", "r": "b", "o": 1}, "source": "person"})
+        add({"kind": "fact", "body": {"s": "a", "r": "c", "o": 2}, "source": "person", "derived_from": [a]})
         return a
     finally:
         service.close()

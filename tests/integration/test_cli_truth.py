@@ -108,8 +108,8 @@ def test_a_graph_that_lags_its_journal_is_projected_before_rebuild_reads_it(back
     try:
         service.graph.run = refusing_run  # type: ignore[method-assign]
         raw = {"kind": "fact", "body": {"s": "a", "r": "c", "o": 3}, "source": "person"}
-        added = service.journal.write("ann", lambda: planning.plan_add(service.state.knowledge, raw,
-                                                                       by="ann")).result["id"]
+        added = service.journal.write("ann", lambda: service.plan_knowledge(
+            lambda k: planning.plan_add(k, raw, by="ann"))).result["id"]
     finally:
         service.graph.run = real_run  # type: ignore[method-assign]
         service.close()

@@ -267,13 +267,13 @@ def test_writes_are_logged_as_effects_and_a_reload_after_kill_9_gives_the_same_g
     the very graph that was written, node ids included: single writes and the bulk path's batches."""
     import itertools
 
-    from benchmarks.service_shape import LOADER, mix
+    from benchmarks.service_shape import LOADER, LOADING, mix
     from graph_service.config import Settings
     from graph_service.service import Service
     from graph_service.storage.falkordb_adapter import FalkorDBGraph
 
     data = tmp_path / "data"
-    service = Service.open(Settings(data_dir=data))
+    service = Service.open(Settings(data_dir=data, **LOADING))  # the mix plans on the whole state
     config = service.graph._db.connection.execute_command("GRAPH.CONFIG", "GET", "EFFECTS_THRESHOLD")  # type: ignore[attr-defined]
     assert config == ["EFFECTS_THRESHOLD", 0]
     plans = mix(service, 2_300, 3)

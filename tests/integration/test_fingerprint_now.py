@@ -25,7 +25,7 @@ def fingerprint_now(client: TestClient) -> dict[str, object]:
 
 
 def test_the_fingerprint_now_is_what_the_graph_keeps_and_a_replay_gives(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         written_history(service, 80, 5)
         client = TestClient(create_app(service.settings, service=service))
@@ -66,14 +66,14 @@ def test_the_fingerprint_now_is_what_the_graph_keeps_and_a_replay_gives(backend:
 
 
 def test_a_store_that_does_not_keep_the_beliefs_sum_is_answered_from_its_state(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         written_history(service, 40, 6)
         backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = 1")  # as a store written before the sum was kept
         backend.raw(service.graph, "MATCH (f:Fingerprint {id: $id}) DETACH DELETE f", {"id": BELIEFS_FINGERPRINT})
     finally:
         service.close()
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         client = TestClient(create_app(service.settings, service=service))
         assert service.journal.keeps == 1
@@ -89,7 +89,7 @@ def test_a_start_builds_no_belief_projection_the_graph_holds_and_projects_what_i
     writes; the state is a replay's and verify passes."""
     from graph_service.beliefs import state as belief_state
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         written_history(service, 80, 5)
         head = service.journal.seq
@@ -105,7 +105,7 @@ def test_a_start_builds_no_belief_projection_the_graph_holds_and_projects_what_i
     project = belief_state.project
     monkeypatch.setattr(belief_state, "project", lambda state, change: built.append(change.seq) or project(
         state, change))
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         assert built and all(seq > lacking for seq in built), (lacking, built)  # past it, and only there
         assert service.journal.stored_head()["projected"] == head

@@ -56,7 +56,7 @@ def test_every_node_s_last_state_is_the_node_as_stored(backend: Backend) -> None
     # what each entry changed on it gives exactly the properties the graph holds.
     from benchmarks.service_shape import mix
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for plan in mix(service, 300, 11):
             service.journal.write("loader", plan)

@@ -43,7 +43,7 @@ def contradict_some(service: Service, rng: random.Random, n: int) -> None:
 
 @pytest.mark.parametrize("seed", [2, 4])
 def test_impact_from_the_graph_is_the_whole_states(backend: Backend, seed: int) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         written_history(service, 400, seed)
         write_knowledge_history(service, 40, seed)
@@ -74,7 +74,7 @@ def test_impact_from_the_graph_is_the_whole_states(backend: Backend, seed: int) 
 
 
 def test_unknown_ids_are_named_from_the_graph(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         written_history(service, 60, 3)
         item = sorted(service.state.knowledge.items)[0]
@@ -100,7 +100,7 @@ def test_the_api_answers_impact_from_the_graph_in_a_worker_thread(
             where.append("a worker thread")
         return impact_from_graph(*args)
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         written_history(service, 200, 5)
         state = service.state

@@ -22,7 +22,7 @@ AS_OF = """query($id: String!, $n: Long) { item(id: $id, asOf: $n) {
 def test_an_item_as_of_any_position_is_the_replay_s(backend: Backend) -> None:
     from benchmarks.service_shape import mix
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for plan in mix(service, 300, 3):
             service.journal.write("loader", plan)
@@ -101,7 +101,7 @@ def reference_walk(items: dict[str, object], start: str, upstream: bool, downstr
 def test_walks_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
     from benchmarks.service_shape import mix
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for plan in mix(service, 300, 9):
             service.journal.write("loader", plan)

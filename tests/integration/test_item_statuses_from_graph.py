@@ -16,13 +16,13 @@ from tests.integration.knowledge_histories import write_knowledge_history
 
 
 def test_a_start_reads_no_status_and_every_status_is_the_replays(backend: Backend) -> None:
-    memory = Service.open(backend.settings())
+    memory = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(memory, 700, 19)
         entries = list(memory.journal.entries_after(0))
     finally:
         memory.close()
-    service = Service.open(backend.settings(knowledge="graph", beliefs="graph"))
+    service = Service.open(backend.whole_state_settings(knowledge="graph", beliefs="graph"))
     try:
         statuses, taken = service.state.statuses_taken, service.state.knowledge_taken
         assert isinstance(statuses, ItemStatuses) and isinstance(taken, KnowledgeFromGraph)
@@ -41,14 +41,14 @@ def test_a_start_reads_no_status_and_every_status_is_the_replays(backend: Backen
 
 
 def test_a_bulk_load_ahead_of_the_graph_gives_the_same_store(backend: Backend, tmp_path: Path) -> None:
-    memory = Service.open(backend.settings())
+    memory = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(memory, 500, 23)
         entries, fingerprints = list(memory.journal.entries_after(0)), memory.fingerprints()
     finally:
         memory.close()
     into = backend.fresh_store(tmp_path / "loaded")
-    service = Service.open(into.settings(knowledge="graph", beliefs="graph"))
+    service = Service.open(into.whole_state_settings(knowledge="graph", beliefs="graph"))
     try:
         assert isinstance(service.state.statuses_taken, ItemStatuses)
         assert service.journal.import_entries(entries, batch_size=13) == len(entries)

@@ -157,7 +157,7 @@ def _check_open_questions(client: TestClient, position: int, then: KnowledgeStat
 
 
 def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 200, 11)
         entries = list(service.journal.entries_after(0))
@@ -210,7 +210,7 @@ def test_the_knowledge_reads_as_of_any_position_are_the_replay_s(backend: Backen
 
 
 def test_as_of_past_the_head_or_past_the_kept_history_is_refused_naming_as_of(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 80, 5)
         head = service.journal.seq
@@ -248,7 +248,7 @@ def test_reasons_keep_a_reason_that_holds_the_separator() -> None:
 def test_the_knowledge_position_is_found_behind_a_long_run_of_other_entries(backend: Backend) -> None:
     # The look-back widens its windows (64, 256, 1,024 ...): behind 700 notes it must still land on the last
     # knowledge entry, and on 0 when there is none.
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         service.journal.write_batch("ann", [lambda n=n: plan_note(f"note {n}") for n in range(30)])
         assert knowledge_position(service.graph, service.journal.seq) == 0

@@ -60,7 +60,7 @@ def _others(state: StoreState) -> dict[str, Any]:
 @pytest.mark.parametrize("seed", [5, 29])
 def test_a_replay_taking_knowledge_entries_as_the_graph_holds_them_leaves_the_other_domains_as_the_full_one(
         backend: Backend, seed: int) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 200, seed)
         entries = list(service.journal.entries_after(0))
@@ -106,7 +106,7 @@ class _AppliedWherePossible(KnowledgeFromGraph):
 @pytest.mark.parametrize("seed", [3, 17])
 def test_each_knowledge_entry_applied_from_the_graph_writes_and_answers_what_the_whole_state_does(
         backend: Backend, seed: int) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 160, seed)
         whole = StoreState()
@@ -134,8 +134,8 @@ def test_a_service_holding_no_knowledge_state_catches_up_with_another_writer_and
     # Another process (holding its knowledge state in memory) bulk-loads; this one, holding none, catches up on
     # entries it did not see written (taken as the graph holds them, read after its start), then writes a
     # retraction on what it reads of the graph, which the other one catches up on in memory.
-    mine = Service.open(backend.settings(knowledge="graph"))
-    other = Service(backend.another_connection(mine.graph), backend.settings())
+    mine = Service.open(backend.whole_state_settings(knowledge="graph"))
+    other = Service(backend.another_connection(mine.graph), backend.whole_state_settings())
     try:
         assert mine.knowledge_in_graph and not other.knowledge_in_graph
         other.start()
@@ -168,7 +168,7 @@ def test_a_knowledge_write_holding_no_state_runs_no_statement_on_the_loop(
         backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
     # Its plan reads only the graph, so it is a step (plan_off_loop), and what its application reads is read in a
     # step once the append landed (prepare): every statement runs in a worker thread, none on the loop's.
-    service = Service.open(backend.settings(knowledge="graph"))
+    service = Service.open(backend.whole_state_settings(knowledge="graph"))
     try:
         first = service.journal.write("ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(
             k, {"kind": "fact", "body": {"s": "door", "r": "colour", "o": "red"}, "source": "person"}, by="ann")))
@@ -193,7 +193,7 @@ def test_a_write_on_the_head_reads_the_store_fingerprint_with_its_first_statemen
     entry before: a source on the head has it from the statement it starts with (write_reads_start), so no
     write reads it in a statement of its own; a source behind the head, whose sum a later entry changed, folds
     it from the node's history, as a replay gives it there."""
-    service = Service.open(backend.settings(knowledge="graph"))
+    service = Service.open(backend.whole_state_settings(knowledge="graph"))
     try:
         write_knowledge_history(service, 60, 7)
         behind = service.journal.seq
@@ -230,7 +230,7 @@ def _restarts_counted(monkeypatch: pytest.MonkeyPatch, bound: str) -> list[int]:
 def _whole_history(backend: Backend, query: str) -> tuple[list[Entry], dict[str, Any], list[list[Any]]]:
     """The 240-entry history the bulk loads load, written by a service holding the whole state: its entries,
     its fingerprints and the rows `query` gives of its graph, sorted."""
-    whole = Service.open(backend.settings())
+    whole = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(whole, 240, 23)
         return list(whole.journal.entries_after(0)), whole.fingerprints(), sorted(backend.raw(whole.graph, query))
@@ -250,7 +250,7 @@ def test_a_bulk_load_into_a_service_holding_no_knowledge_state_writes_what_the_w
     restarts = _restarts_counted(monkeypatch, bound)
     entries, fingerprints, statuses = _whole_history(backend, "MATCH (i:Item) RETURN i.id, i.status")
     into = backend.fresh_store(tmp_path / "loaded")
-    service = Service.open(into.settings(knowledge="graph"))
+    service = Service.open(into.whole_state_settings(knowledge="graph"))
     try:
         assert service.knowledge_in_graph
         assert service.journal.import_entries(entries, batch_size=17) == len(entries)
@@ -298,7 +298,7 @@ def test_a_load_reads_the_store_fingerprint_once_and_gives_each_run_it_starts_ag
     entries, fingerprints, snapshots = _whole_history(backend, "MATCH (s:Snapshot) RETURN s.at, s.fingerprint")
     assert snapshots, "the history records snapshots"
     into = backend.fresh_store(tmp_path / "loaded")
-    service = Service.open(into.settings(knowledge="graph"))
+    service = Service.open(into.whole_state_settings(knowledge="graph"))
     try:
         reads: list[int] = []
         read_sum = PartsFromGraph._fingerprint_sum
@@ -338,7 +338,7 @@ def test_a_load_reads_ahead_what_its_entries_name_and_writes_what_it_writes_with
     (Journal._announced): the run reads the items and keys they name in one statement, where the rules would ask
     for them one entry at a time. Loaded with and without that, a history gives the same graph, fingerprints and
     a verify that passes; with it, the load reads items and keys in fewer statements."""
-    whole = Service.open(backend.settings())
+    whole = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(whole, 240, 31)
         entries = list(whole.journal.entries_after(0))
@@ -348,7 +348,7 @@ def test_a_load_reads_ahead_what_its_entries_name_and_writes_what_it_writes_with
 
     def load(name: str) -> tuple[list[Any], Counter[str]]:
         into = backend.fresh_store(tmp_path / name)
-        service = Service.open(into.settings(knowledge="graph"))
+        service = Service.open(into.whole_state_settings(knowledge="graph"))
         ran: Counter[str] = Counter()
         run = service.graph.run
 
@@ -381,7 +381,7 @@ def test_a_load_refuses_a_malformed_entry_of_a_window_it_read_ahead_for_as_that_
         backend: Backend, tmp_path: Path) -> None:
     """What is read ahead is not checked yet: an entry whose payload is not a map, in the first window, names
     nothing to read, and the load refuses it when it comes, with the batches before it written and sound."""
-    whole = Service.open(backend.settings())
+    whole = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(whole, 60, 37)
         entries = list(whole.journal.entries_after(0))
@@ -389,7 +389,7 @@ def test_a_load_refuses_a_malformed_entry_of_a_window_it_read_ahead_for_as_that_
         whole.close()
     bad = dataclasses.replace(entries[40], payload=["not", "a", "payload"])  # type: ignore[arg-type]
     into = backend.fresh_store(tmp_path / "loaded")
-    service = Service.open(into.settings(knowledge="graph"))
+    service = Service.open(into.whole_state_settings(knowledge="graph"))
     try:
         with pytest.raises(UserError, match="entry 41: entry payload must be a JSON object"):
             service.journal.import_entries([*entries[:40], bad, *entries[41:]], batch_size=17)
@@ -404,7 +404,7 @@ def test_a_load_refuses_a_malformed_entry_of_a_window_it_read_ahead_for_as_that_
 def test_a_bulk_load_plans_its_first_knowledge_entry_ahead_of_the_graph(backend: Backend) -> None:
     """A load whose first knowledge entry comes after a batch of other entries is in flight: its plan starts a
     run from what the graph holds then, and its application goes on that run, wherever the graph has got to."""
-    service = Service.open(backend.settings(knowledge="graph"))
+    service = Service.open(backend.whole_state_settings(knowledge="graph"))
     try:
         notes = [lambda n=n: plan_note(f"note {n}") for n in range(12)]
         adds = [lambda n=n: service.plan_knowledge(lambda k: planning.plan_add(
@@ -422,14 +422,14 @@ def test_a_bulk_load_plans_its_first_knowledge_entry_ahead_of_the_graph(backend:
 @pytest.mark.parametrize("backend", ["falkordb"], indirect=True)
 def test_a_store_written_before_the_graph_kept_what_a_write_reads_keeps_its_knowledge_state_in_memory(
         backend: Backend, caplog: pytest.LogCaptureFixture) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 40, 2)
         backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = 1")  # as a store written before the bookkeeping
     finally:
         service.close()
     with caplog.at_level("WARNING", logger="graph_service.service"):
-        service = Service.open(backend.settings(knowledge="graph"))
+        service = Service.open(backend.whole_state_settings(knowledge="graph"))
     try:
         assert not service.knowledge_in_graph and service.state.knowledge.items
         assert "its knowledge state is held in memory" in caplog.text
@@ -440,7 +440,7 @@ def test_a_store_written_before_the_graph_kept_what_a_write_reads_keeps_its_know
 def test_a_broken_chain_holding_no_knowledge_state_starts_on_its_sound_prefix(backend: Backend) -> None:
     # As a service holding it in memory does: the state is the sound prefix, the fingerprints are its (here read
     # from the graph's sums as of that position), and writes are refused naming the position.
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 60, 4)
         entries = list(service.journal.entries_after(0))
@@ -449,7 +449,7 @@ def test_a_broken_chain_holding_no_knowledge_state_starts_on_its_sound_prefix(ba
                     {"s": broken, "p": '{"text": "forged"}'})
     finally:
         service.close()
-    service = Service.open(backend.settings(knowledge="graph"))
+    service = Service.open(backend.whole_state_settings(knowledge="graph"))
     try:
         assert service.knowledge_in_graph and service.journal.broken is not None
         assert service.journal.broken.position == broken and service.journal.seq == broken - 1

@@ -80,7 +80,7 @@ def _item_filters(whole: Any) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("seed", [5, 23])
 def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_state(
         backend: Backend, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 160, seed)
         whole = service.state.knowledge

@@ -47,7 +47,7 @@ def _on_whole_components(graph: GraphPort, largest: list[int]) -> Callable[[Stor
 @pytest.mark.parametrize("seed", [3, 17])
 def test_each_knowledge_entry_applied_on_its_whole_components_does_what_it_does_on_the_whole_store(
         backend: Backend, seed: int) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 160, seed)
         largest: list[int] = []
@@ -81,7 +81,7 @@ def test_each_knowledge_entry_applied_on_what_it_reads_from_the_graph_does_what_
     of the store. The store clock, and the clock each assertion was made at, come from the entries
     (graph_service.journal.clock) without reading a tick. A tick reads the pairs it takes from the expiry
     queue by their time, not every item."""
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 160, seed)
         # Assertions that run out, made after the clock moved: an assertion's clock matters to its expiry.
@@ -131,7 +131,7 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
     )
     from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 120, 5)
         head, knowledge = service.journal.seq, service.state.knowledge
@@ -183,7 +183,7 @@ def test_a_store_whose_graph_does_not_keep_what_a_write_reads_is_refused_not_mis
     from graph_service.knowledge import planning
     from graph_service.knowledge_region import BookkeepingMissing, plan_from_graph
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         knowledge = service.state.knowledge
         raw = {"kind": "fact", "body": {"s": "door", "r": "colour", "o": "red"}, "source": "person"}
@@ -206,7 +206,7 @@ def test_every_entry_keeps_the_store_clock_after_it_on_every_write_path(backend:
     from graph_service.domain import Draft
     from graph_service.knowledge.planning import plan_tick
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         knowledge = service.state.knowledge
         service.journal.write("ann", lambda: plan_tick(knowledge, 2))
@@ -219,7 +219,7 @@ def test_every_entry_keeps_the_store_clock_after_it_on_every_write_path(backend:
         service.close()
     assert clocks == {1: 2, 2: 2, 3: 5, 4: 5}
     imported_into = backend.fresh_store(tmp_path / "imported")
-    other = Service.open(imported_into.settings())
+    other = Service.open(imported_into.whole_state_settings())
     try:
         other.journal.import_entries(exported)
         assert dict(imported_into.raw(other.graph, "MATCH (e:Entry) RETURN e.seq, e.clock")) == clocks
@@ -230,7 +230,7 @@ def test_every_entry_keeps_the_store_clock_after_it_on_every_write_path(backend:
 def test_a_region_holds_the_whole_component_and_nothing_beyond_it(backend: Backend) -> None:
     """Two components: a premise chain with a superseding version, and an unrelated fact on a key of its
     own. A retraction's region is the first, whole, whichever of its items it names."""
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         knowledge = service.state.knowledge
 
@@ -272,7 +272,7 @@ def test_the_check_of_the_api_modules_applies_each_knowledge_write_on_what_it_re
     from graph_service.errors import Conflict
     from graph_service.knowledge import planning
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         knowledge = service.state.knowledge
         ids = []

@@ -9,8 +9,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
@@ -128,10 +130,19 @@ def test_a_checkpoint_of_a_broken_chain_is_refused_on_the_command_line(backend: 
     assert "position 2" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
 
 
-def test_while_the_chain_is_broken_writes_are_refused_and_readiness_says_why(backend: Backend) -> None:
+@pytest.mark.parametrize("held", ["whole state", "nothing"])
+def test_while_the_chain_is_broken_writes_are_refused_and_readiness_says_why(backend: Backend, held: str) -> None:
     notes_with_one_rewritten(backend, 4, 3)
-    with TestClient(create_app(backend.settings())) as client:
+    # Holding the whole state, the start's replay finds the break; holding nothing (the default), the start replays
+    # nothing and the chain is checked in the background: its verdict comes once that check is done.
+    settings = backend.whole_state_settings() if held == "whole state" else backend.settings()
+    with TestClient(create_app(settings)) as client:
         ready = client.get("/readyz")
+        deadline = time.monotonic() + 120
+        while held == "nothing" and ready.json().get("status") != "journal broken" and time.monotonic() < deadline:
+            assert ready.json().get("chain_check", {}).get("done") is not True, ready.json()  # done, yet no break
+            time.sleep(0.1)
+            ready = client.get("/readyz")
         assert ready.status_code == 503 and ready.json()["first_bad"] == 3
         error = gql(client, NOTE, {"t": "more"})["errors"][0]
         assert error["extensions"]["code"] == "JOURNAL_BROKEN" and "position 3" in error["message"]

@@ -48,7 +48,7 @@ def graph_targets(service: Service) -> GraphTargets:
 
 @pytest.mark.parametrize("seed", [3, 8])
 def test_the_graphs_open_targets_are_the_whole_states(backend: Backend, seed: int) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         rng = random.Random(seed)
         kinds: set[str] = set()
@@ -89,7 +89,7 @@ def test_the_graphs_open_targets_are_the_whole_states(backend: Backend, seed: in
 
 def test_open_questions_read_the_graph_and_a_store_that_does_not_keep_what_they_read_ranks_its_state(
         backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 80, 4)
         client = TestClient(create_app(service.settings, service=service))
@@ -104,7 +104,7 @@ def test_open_questions_read_the_graph_and_a_store_that_does_not_keep_what_they_
         backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = 1")  # as a store written before Item.reconfirm_due
     finally:
         service.close()
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         client = TestClient(create_app(service.settings, service=service))
         assert not service.journal.keeps_at_least(2)
@@ -124,7 +124,7 @@ def test_an_item_whose_latest_live_assertion_ran_out_is_asked_about_though_what_
     by Item.reconfirm_due where its verdict's expires_at would not."""
     from graph_service.knowledge import planning
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         k = service.state.knowledge
 
@@ -164,7 +164,7 @@ def test_open_questions_rank_in_a_worker_thread_not_on_the_event_loop(
         return open_question_rows(*args)
 
     monkeypatch.setattr(question_types, "open_question_rows", ranking)
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 40, 6)
         client = TestClient(create_app(service.settings, service=service))
@@ -191,7 +191,7 @@ def test_next_question_ranks_the_graphs_targets_off_the_loop_and_the_states_if_a
         return found
 
     monkeypatch.setattr(question_types, "_open_targets_off_the_loop", recorded)
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, 80, 4)
         client = TestClient(create_app(service.settings, service=service))

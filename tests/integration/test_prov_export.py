@@ -40,8 +40,9 @@ def cli(store: Backend, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def seed(store: Backend) -> dict[str, str]:
-    """A premise, an item derived from it, a belief resting on the derived item and on what someone said."""
-    service = Service.open(store.settings())
+    """A premise, an item derived from it, a belief resting on the derived item and on what someone said (planned on
+    the whole state, held in memory)."""
+    service = Service.open(store.whole_state_settings())
     try:
         k, write = service.state.knowledge, service.journal.write
         premise = write("ann", lambda: planning.plan_add(k, {"kind": "fact", "body": {"s": "abt:1", "r": "same_as",
@@ -63,7 +64,8 @@ def seed(store: Backend) -> dict[str, str]:
 
 
 def in_process(store: Backend, node: str | None = None) -> ProvDocument:
-    service = Service.open(store.settings())
+    """The document prov_document gives on the whole state (held in memory): what every other way must give."""
+    service = Service.open(store.whole_state_settings())
     try:
         return prov_document(service.state, service.journal.entries_after(0), node=node)
     finally:
@@ -115,13 +117,13 @@ def test_an_unknown_node_is_bad_usage_and_writes_nothing(backend: Backend, tmp_p
 def test_the_graphql_field_gives_the_same_derivation(backend: Backend) -> None:
     ids = seed(backend)
     schema = strawberry.Schema(query=ProvQuery)
-    service = Service.open(backend.settings())
+    expected = in_process(backend, node=ids["derived"])
+    service = Service.open(backend.settings())  # as served: holding nothing
     try:
         def ask(id: str, fmt: str) -> strawberry.types.ExecutionResult:
             query = f'{{ provDocument(id: "{id}", format: {fmt}) }}'
             return asyncio.run(schema.execute(query, context_value={"service": service}))
 
-        expected = prov_document(service.state, service.journal.entries_after(0), node=ids["derived"])
         for fmt, read in (("PROV_JSON", READS["prov-json"]), ("PROV_N", READS["prov-n"]),
                           ("PROV_O", READS["prov-o"])):
             answer = ask(ids["derived"], fmt)

@@ -58,7 +58,7 @@ def test_probes_answer_while_the_journal_replays(backend: Backend, tmp_path: Pat
         journal.write_batch("loader", (lambda i=i: plan_note(f"n{i}") for i in range(ENTRIES)), batch_size=2_000)
     finally:
         graph.close()
-    proc, base = start_serving(backend, tmp_path)
+    proc, base = start_serving(backend, tmp_path, env_extra=backend.whole_state_env())  # one that replays
     seen: list[tuple[str, int, dict[str, Any]]] = []
     try:
         deadline = time.monotonic() + 300

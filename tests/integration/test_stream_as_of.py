@@ -186,7 +186,7 @@ def _check_observations_as_of(client: TestClient, entries: list[Any]) -> None:
 
 def test_recall_and_the_question_lists_as_of_any_position_are_the_replay_s(
         backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         _history(service, 160, 11)
         entries = list(service.journal.entries_after(0))

@@ -35,7 +35,7 @@ from tests.integration.graphql_client import gql
 
 
 def test_the_child_reports_what_the_in_process_check_reports(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for i in range(5):
             service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
@@ -48,7 +48,7 @@ def test_the_child_reports_what_the_in_process_check_reports(backend: Backend) -
 
 
 def test_a_tampered_entry_is_found_apart_and_writes_are_refused_until_repaired(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for i in range(3):
             service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
@@ -74,7 +74,7 @@ def test_a_child_that_cannot_connect_says_so() -> None:
 
 
 def test_rebuild_redecide_and_a_past_fingerprint_apart_answer_what_they_answer_here(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for plan in itertools.islice(mix(service, 120, 3), 120):
             service.journal.write(LOADER, plan)
@@ -96,7 +96,7 @@ def test_a_refusal_in_the_child_comes_back_as_the_same_error(backend: Backend, m
     def refusing(graph: object, id: str) -> None:
         raise NotFound(f"id: no item {id!r}", field="id")
 
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         monkeypatch.setitem(apart.JOBS, "refusing", refusing)
         asked = {"connection": service.graph.connection(), "job": "refusing", "args": {"id": "k-nothing"}}
@@ -134,7 +134,7 @@ def test_work_apart_is_on_the_board_with_the_progress_the_child_reports(backend:
                 yield watched
 
     monkeypatch.setattr(apart, "RUNNING", Watched())
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for i in range(30):
             service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
@@ -152,7 +152,7 @@ def test_work_apart_is_on_the_board_with_the_progress_the_child_reports(backend:
 
 
 def test_long_work_shows_what_runs_to_an_admin(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         client = TestClient(create_app(service.settings, service=service))
         asked = "{ longWork { job done total step startedAt } }"
@@ -184,7 +184,7 @@ def test_a_child_that_dies_before_it_reads_its_job_says_so(graph: GraphPort, mon
 
 
 def test_start_verify_answers_at_once_and_verify_run_reads_what_it_found(backend: Backend) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         for i in range(3):
             service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
