@@ -1,5 +1,6 @@
 // Range indexes for the embedded FalkorDB (its constraints are a Redis command, see the adapter).
 CREATE INDEX FOR (n:Head) ON (n.id);
+CREATE INDEX FOR (n:ChainCheck) ON (n.id);
 CREATE INDEX FOR (n:Entry) ON (n.seq);
 CREATE INDEX FOR (n:Entry) ON (n.idem);
 CREATE INDEX FOR (n:Item) ON (n.id);

@@ -1,5 +1,6 @@
 // Uniqueness constraints (each backed by an index) for Neo4j 5.
 CREATE CONSTRAINT head_id IF NOT EXISTS FOR (n:Head) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT chain_check_id IF NOT EXISTS FOR (n:ChainCheck) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT entry_seq IF NOT EXISTS FOR (n:Entry) REQUIRE n.seq IS UNIQUE;
 CREATE CONSTRAINT item_id IF NOT EXISTS FOR (n:Item) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT dispute_id IF NOT EXISTS FOR (n:Dispute) REQUIRE n.id IS UNIQUE;

@@ -98,14 +98,17 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
     return report.as_json()
 
 
-def chain_audit_job(graph: GraphPort, upto: int) -> dict[str, Any]:
-    """journal.audit.JournalAudit over the stored entries up to `upto`, as a start that replayed nothing checks the
-    chain (journal.store.BackgroundAudit): how far it checked, and the first broken position and why (None: sound)."""
+def chain_audit_job(graph: GraphPort, upto: int, after: int = 0) -> dict[str, Any]:
+    """journal.audit.JournalAudit over the stored entries after `after` up to `upto`, as a start that replayed
+    nothing checks the chain (journal.store.BackgroundAudit), starting from the hash, store clock and Merkle frontier
+    stored at `after`: how far it checked, and the first broken position and why (None: sound)."""
     from graph_service.journal.audit import JournalAudit
     from graph_service.journal.store import Journal
 
-    audit, checked = JournalAudit(), 0
-    for row in Journal(graph, []).entry_rows_after(0, upto):
+    journal = Journal(graph, [])
+    _, prev, clock, frontier = journal.stored_position(after)
+    audit, checked = JournalAudit(after=after, prev=prev, frontier=frontier, clock=clock), after
+    for row in journal.entry_rows_after(after, upto - after):
         if audit.feed(row) is None:
             break
         checked = row["seq"]

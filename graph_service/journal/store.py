@@ -116,36 +116,46 @@ class BackgroundAudit(threading.Thread):
     Journal.verify's, a page at a time), run by a process of its own (graph_service.apart's chain_audit job: in a
     thread of this one, its hashing would hold the interpreter lock against every request) and waited on in a
     daemon thread: the start does not wait for it. What it finds is the journal's verdict (a break refuses writes).
-    `done` is set when it has finished; `status()` says how far it has come."""
+    `done` is set when it has finished; `status()` says how far it has come.
+
+    It checks on from `after`, where an earlier check found the chain sound (`Journal.chain_checked`), with the
+    hash and Merkle frontier stored there; a sound check keeps how far it went (cypher/chain_check_keep), so a
+    start costs what was appended since the last one. The entries up to `after` are not read again: a full
+    `verify` (an operator's act) reads every one. `upto_hash`: the stored hash of the entry at `upto`."""
 
     JOB = "chain_audit"
 
-    def __init__(self, journal: Journal, upto: int) -> None:
+    def __init__(self, journal: Journal, upto: int, upto_hash: str, after: int = 0) -> None:
         super().__init__(name="journal-audit", daemon=True)
-        self.journal, self.upto = journal, upto
+        self.journal, self.upto, self.upto_hash, self.after = journal, upto, upto_hash, after
         self.done = threading.Event()
-        self.checked = 0
+        self.checked = after
         self.finding: Finding | None = None
 
     def status(self) -> dict[str, Any]:
-        """How far it has come: the last position checked, the position it checks up to, and whether it is done."""
+        """How far it has come: the position it checks on from, the last position checked, the position it checks up
+        to, and whether it is done."""
         from graph_service.apart import RUNNING
 
         checked = self.checked if self.done.is_set() else max(
-            (work.done for work in RUNNING.running() if work.job == self.JOB), default=0)
-        return {"checked": checked, "upto": self.upto, "done": self.done.is_set()}
+            (work.done for work in RUNNING.running() if work.job == self.JOB), default=self.after)
+        return {"from": self.after, "checked": checked, "upto": self.upto, "done": self.done.is_set()}
 
     def run(self) -> None:
         from graph_service.apart import run_apart
 
         try:
-            answer = run_apart(self.journal.graph, self.JOB, upto=self.upto)
-            self.checked = answer["checked"]
-            if answer["finding"] is not None:
-                self.finding = Finding(*answer["finding"])
+            if self.after < self.upto:
+                answer = run_apart(self.journal.graph, self.JOB, upto=self.upto, after=self.after)
+                self.checked = answer["checked"]
+                if answer["finding"] is not None:
+                    self.finding = Finding(*answer["finding"])
             if self.finding is not None and self.journal.broken is None:
                 self.journal.broken = self.finding
                 log.error("journal chain broken at %s: %s", self.finding.position, self.finding.reason)
+            elif self.finding is None and self.after < self.upto:
+                self.journal.graph.run("chain_check_keep", {"seq": self.upto, "hash": self.upto_hash,
+                                                            "at": now_ms()})
         except Exception:  # the store went away (the service closing): nothing is concluded
             log.warning("the journal's background check of the chain stopped", exc_info=True)
         finally:
@@ -236,11 +246,12 @@ class Journal:
             self._unprojected.clear()
         projected = self.stored_head()["projected"]
         self._projected = self._head_projected = projected
-        self.seq, self.hash, self.store_clock, self.frontier = self._stored_position(
+        self.seq, self.hash, self.store_clock, self.frontier = self.stored_position(
             projected if self.stateless else 0)
         for domain in self.domains:
             getattr(domain, "resume_at", _ignore)(self.seq)
         audit = JournalAudit(after=self.seq, prev=self.hash, frontier=self.frontier, clock=self.store_clock)
+        projected_hash = self.hash
         self._tell_graph_holds(projected)
         try:
             for row in self.entry_rows_after(self.seq):
@@ -252,18 +263,29 @@ class Journal:
             self._tell_graph_holds(0)  # what comes next is written by this journal and needs its projection
         self.broken = audit.finding
         if self.stateless:
-            self._check_chain_upto(projected)
+            self._check_chain_upto(projected, projected_hash)
 
-    def _check_chain_upto(self, position: int) -> None:
-        """Check the chain up to `position` in the background, unless a check of it is under way or done (its
+    def _check_chain_upto(self, position: int, position_hash: str) -> None:
+        """Check the chain up to `position` (whose entry's stored hash is `position_hash`) in the background, on from
+        where a check last found it sound (`chain_checked`), unless a check of it is under way or done (its
         finding, if it has one, is the verdict); nothing to check in a new store."""
         if self.broken is None and self.audit is not None:
             self.broken = self.audit.finding  # what the check of the chain before it found, if it has
         if position and (self.audit is None or self.audit.upto != position):
-            self.audit = BackgroundAudit(self, position)
+            self.audit = BackgroundAudit(self, position, position_hash, after=self.chain_checked(position))
             self.audit.start()
 
-    def _stored_position(self, seq: int) -> tuple[int, str, int, Frontier]:
+    def chain_checked(self, upto: int) -> int:
+        """The position up to which a check last found the chain sound (cypher/chain_check_keep), if it is at most
+        `upto` and the entry stored there still has the hash that check saw; else 0 (check it all)."""
+        kept = self.graph.run("chain_check_read")
+        seq = kept[0].get("seq") if kept else None
+        if not isinstance(seq, int) or not 0 < seq <= upto:
+            return 0
+        stored = self.graph.run("entry_hash_at", {"seq": seq})
+        return seq if stored and stored[0]["hash"] == kept[0].get("hash") else 0
+
+    def stored_position(self, seq: int) -> tuple[int, str, int, Frontier]:
         """(position, hash, store clock, Merkle frontier) after the entry at `seq`, from the stored entries at
         `frontier_positions(seq)` (the entry itself among them). StoreFormatError when they lack what that needs
         (a store written before entries kept their clock)."""

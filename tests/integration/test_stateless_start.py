@@ -27,7 +27,7 @@ ALL_IN_GRAPH = {"knowledge": "graph", "beliefs": "graph", "stream": "graph", "qu
 
 def _written(backend: Backend, n: int = 400) -> dict[str, Any]:
     """A history of every domain's writes, written holding the whole state; what a replay of it gives."""
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())
     try:
         write_knowledge_history(service, n, 31)
         j = service.journal
@@ -67,7 +67,7 @@ def test_a_start_holding_nothing_reads_no_entry_before_the_graphs_position(backe
         assert journal.audit.finding is None and journal.audit.checked == replayed["seq"]
         ready = TestClient(create_app(service.settings, service=service)).get("/readyz")
         assert ready.status_code == 200 and ready.json()["chain_check"] == {
-            "checked": replayed["seq"], "upto": replayed["seq"], "done": True}
+            "from": 0, "checked": replayed["seq"], "upto": replayed["seq"], "done": True}
         assert journal.tree_head() == replayed["tree"]  # the frontier read back gives the replay's root
         assert service.fingerprints() == replayed["fingerprints"]
         # It writes on: the next entry chains to the head, and the Merkle tree and the clock go on from there.
@@ -140,5 +140,48 @@ def test_a_break_the_background_check_finds_refuses_writes(backend: Backend) -> 
         assert journal.broken is None
         journal.write("ann", lambda: plan_note("after the repair"))
         assert service.verify().ok
+    finally:
+        service.close()
+
+
+def test_a_start_checks_the_chain_on_from_where_the_last_check_found_it_sound(backend: Backend) -> None:
+    first = _written(backend, 120)["seq"]
+
+    def started_and_checked() -> tuple[Service, dict[str, Any]]:
+        service, _ = _started(backend.settings(**ALL_IN_GRAPH))
+        audit = service.journal.audit
+        assert audit is not None and audit.done.wait(120)
+        return service, audit.status()
+
+    service, status = started_and_checked()
+    try:  # the first start checks it all, and keeps how far it found it sound
+        assert status == {"from": 0, "checked": first, "upto": first, "done": True}
+        assert backend.raw(service.graph, "MATCH (c:ChainCheck) RETURN c.seq")[0][0] == first
+        for i in range(3):
+            service.journal.write("ann", lambda i=i: plan_note(f"after the check {i}"))
+    finally:
+        service.close()
+    service, status = started_and_checked()
+    try:  # the next checks only what was appended since
+        assert status == {"from": first, "checked": first + 3, "upto": first + 3, "done": True}
+        assert backend.raw(service.graph, "MATCH (c:ChainCheck) RETURN count(c), max(c.seq)")[0] == [1, first + 3]
+        by = backend.raw(service.graph, "MATCH (e:Entry {seq: 40}) RETURN e.by")[0][0]
+        backend.raw(service.graph, "MATCH (e:Entry {seq: 40}) SET e.by = 'mallory'")
+    finally:
+        service.close()
+    service, status = started_and_checked()
+    try:  # nothing appended: nothing to read; a break before the checked position is for a full verify to find
+        assert status == {"from": first + 3, "checked": first + 3, "upto": first + 3, "done": True}
+        assert service.journal.broken is None
+        assert service.verify().chain.first_bad == 40
+        backend.raw(service.graph, "MATCH (e:Entry {seq: 40}) SET e.by = $by", {"by": by})
+        # The entry the check stopped at no longer has the hash it saw (the store was rewritten): it checks it all.
+        backend.raw(service.graph, "MATCH (c:ChainCheck) SET c.hash = 'rewritten'")
+    finally:
+        service.close()
+    service, status = started_and_checked()
+    try:
+        assert status == {"from": 0, "checked": first + 3, "upto": first + 3, "done": True}
+        assert service.journal.broken is None
     finally:
         service.close()
