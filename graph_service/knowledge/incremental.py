@@ -45,6 +45,12 @@ def unit_of(rec: ItemRecord) -> str:
     return "k:" + rec.key if rec.key is not None else "i:" + rec.id
 
 
+def superseded_item(state: KnowledgeState, supersedes: str | None) -> ItemRecord | None:
+    """The item an assertion supersedes, when it names one. No lookup when it names none: on a state read from the
+    graph a lookup is a round trip, and one for a key no item has (the empty id) cost every addition one."""
+    return state.items.get(supersedes) if supersedes else None
+
+
 def unit_members(state: KnowledgeState, unit: str) -> list[ItemRecord]:
     """Every item of a unit, live or not, by id."""
     if unit.startswith("k:"):
@@ -83,7 +89,7 @@ def successors(state: KnowledgeState, unit: str) -> set[str]:
             if drec is not None and _cites(drec, rec.id):
                 found.add(unit_of(drec))
         for a in live:
-            target = state.items.get(a.supersedes or "")
+            target = superseded_item(state, a.supersedes)
             if target is not None and target.live():
                 found.add(unit_of(target))
     found.discard(unit)
@@ -334,7 +340,7 @@ def around(state: KnowledgeState, ids: Iterable[str]) -> set[str]:
             if other in state.items:
                 found.add(unit_of(state.items[other]))
         for a in rec.assertions:
-            target = state.items.get(a.assertion.supersedes or "")
+            target = superseded_item(state, a.assertion.supersedes)
             if target is not None:
                 found.add(unit_of(target))
     return found
@@ -790,7 +796,7 @@ def propagate(
             if old.support != new.support:
                 changed_seqs = set(old.support) ^ set(new.support)
                 for a in (x.assertion for x in rec.assertions):
-                    target = state.items.get(a.supersedes or "")
+                    target = superseded_item(state, a.supersedes)
                     if a.seq in changed_seqs and target is not None and target.live():
                         found.add(unit_of(target))
             # An item with nothing live is decided from the start: every reader reads it.

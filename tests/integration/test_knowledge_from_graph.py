@@ -458,3 +458,33 @@ def test_a_broken_chain_holding_no_knowledge_state_starts_on_its_sound_prefix(ba
             service.journal.write("ann", lambda: plan_note("after"))
     finally:
         service.close()
+
+
+def test_an_addition_on_premises_reads_its_items_in_one_statement_and_none_it_does_not_name(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Holding nothing (the default): the plan reads the premises and the new item at once; the application, on what
+    # the plan read, reads no item again (it looked up the empty id, an assertion superseding nothing, as an item:
+    # a round trip every addition paid for a key no item has).
+    service = Service.open(backend.settings())
+    try:
+        def add(raw: dict[str, Any]) -> str:
+            written = service.journal.write("ann", lambda: service.plan_knowledge(
+                lambda k: planning.plan_add(k, raw, by="ann")))
+            return str(written.result["id"])
+
+        premises = [add({"kind": "fact", "body": {"s": f"p{i}", "r": "is", "o": i}, "source": "person"})
+                    for i in range(2)]
+        reads: list[list[str]] = []
+        run = service.graph.run
+
+        def recorded(name: str, params: dict[str, Any] | None = None) -> Any:
+            if name == "item_reads_upto":
+                reads.append(list((params or {})["ids"]))
+            return run(name, params)
+
+        monkeypatch.setattr(service.graph, "run", recorded)
+        derived = add({"kind": "fact", "body": {"s": "d", "r": "is", "o": 1}, "source": "person",
+                       "derived_from": premises})
+        assert len(reads) == 1 and set(reads[0]) == {*premises, derived}, reads
+    finally:
+        service.close()
