@@ -154,12 +154,20 @@ class BackgroundAudit(threading.Thread):
                 self.journal.broken = self.finding
                 log.error("journal chain broken at %s: %s", self.finding.position, self.finding.reason)
             elif self.finding is None and self.after < self.upto:
-                self.journal.graph.run("chain_check_keep", {"seq": self.upto, "hash": self.upto_hash,
-                                                            "at": now_ms()})
+                self._keep_checked()
         except Exception:  # the store went away (the service closing): nothing is concluded
             log.warning("the journal's background check of the chain stopped", exc_info=True)
         finally:
             self.done.set()
+
+    def _keep_checked(self) -> None:
+        """Keep how far the chain was found sound. A hint for the next start: if it cannot be kept (another worker
+        of the same store keeping its own at the same moment, or the store going away), the next start checks from
+        an earlier position, and the verdict here stands."""
+        try:
+            self.journal.graph.run("chain_check_keep", {"seq": self.upto, "hash": self.upto_hash, "at": now_ms()})
+        except Exception:
+            log.info("how far the chain was checked (%s) was not kept", self.upto, exc_info=True)
 
 
 class Journal:
