@@ -21,6 +21,7 @@ from graph_service.config import Settings
 from graph_service.domain import Draft
 from graph_service.journal.steps import run_steps_waiting
 from graph_service.journal.store import WriteResult
+from graph_service.knowledge import planning
 from graph_service.questions_from_graph import GraphQuestions
 from graph_service.service import Service
 from graph_service.stream_from_graph import GraphStream
@@ -61,6 +62,13 @@ def client_in_graph(settings: Settings, monkeypatch: pytest.MonkeyPatch, *, know
         assert report.ok, (report.chain, report.projection_difference)
     finally:
         service.close()
+
+
+def add_item(service: Service, raw: dict[str, Any], by: str = "ann") -> str:
+    """Learn one item as its author would (planned through Service.plan_knowledge, so on whatever the service holds:
+    the whole knowledge state or none); its id."""
+    written = service.journal.write(by, lambda: service.plan_knowledge(lambda k: planning.plan_add(k, raw, by=by)))
+    return str(written.result["id"])
 
 
 def statements_recorded(service: Service, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from graph_service.knowledge import planning
 from graph_service.service import Service
 from tests.backends import Backend
+from tests.integration.in_graph import add_item
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,13 +24,9 @@ def cli(store: Backend, *args: str, env: dict[str, str] | None = None) -> subpro
 def seed(store: Backend) -> str:
     service = Service.open(store.settings())
     try:
-        def add(raw: dict[str, object]) -> str:
-            written = service.journal.write("ann", lambda: service.plan_knowledge(
-                lambda k: planning.plan_add(k, raw, by="ann")))
-            return str(written.result["id"])
-
-        a = add({"kind": "fact", "body": {"s": "a", "r": "b", "o": 1}, "source": "person"})
-        add({"kind": "fact", "body": {"s": "a", "r": "c", "o": 2}, "source": "person", "derived_from": [a]})
+        a = add_item(service, {"kind": "fact", "body": {"s": "a", "r": "b", "o": 1}, "source": "person"})
+        add_item(service, {"kind": "fact", "body": {"s": "a", "r": "c", "o": 2}, "source": "person",
+                           "derived_from": [a]})
         return a
     finally:
         service.close()

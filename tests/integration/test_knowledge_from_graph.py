@@ -31,7 +31,7 @@ from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
 from graph_service.state import StoreState, TakenOperation, replay, status_changes
 from tests.backends import Backend
-from tests.integration.in_graph import statements_recorded, write_off_the_loop
+from tests.integration.in_graph import add_item, statements_recorded, write_off_the_loop
 from tests.integration.knowledge_histories import write_knowledge_history
 from tests.knowledge_applies import differences, plain
 
@@ -467,12 +467,7 @@ def test_an_addition_on_premises_reads_its_items_in_one_statement_and_none_it_do
     # a round trip every addition paid for a key no item has).
     service = Service.open(backend.settings())
     try:
-        def add(raw: dict[str, Any]) -> str:
-            written = service.journal.write("ann", lambda: service.plan_knowledge(
-                lambda k: planning.plan_add(k, raw, by="ann")))
-            return str(written.result["id"])
-
-        premises = [add({"kind": "fact", "body": {"s": f"p{i}", "r": "is", "o": i}, "source": "person"})
+        premises = [add_item(service, {"kind": "fact", "body": {"s": f"p{i}", "r": "is", "o": i}, "source": "person"})
                     for i in range(2)]
         reads: list[list[str]] = []
         run = service.graph.run
@@ -483,7 +478,7 @@ def test_an_addition_on_premises_reads_its_items_in_one_statement_and_none_it_do
             return run(name, params)
 
         monkeypatch.setattr(service.graph, "run", recorded)
-        derived = add({"kind": "fact", "body": {"s": "d", "r": "is", "o": 1}, "source": "person",
+        derived = add_item(service, {"kind": "fact", "body": {"s": "d", "r": "is", "o": 1}, "source": "person",
                        "derived_from": premises})
         assert len(reads) == 1 and set(reads[0]) == {*premises, derived}, reads
     finally:
