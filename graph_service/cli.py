@@ -324,12 +324,9 @@ def _checkpoint(settings: Settings, args: argparse.Namespace) -> int:
 def _fingerprint(settings: Settings, args: argparse.Namespace) -> int:
     with _service(settings, replay=False) as service:
         # The graph's two running sums (Service.fingerprints) once the chain is checked, which streams the journal
-        # in bounded memory; a broken chain is folded as a start holding the whole state folds it, up to the break.
+        # in bounded memory; the journal takes the check's verdict, so a broken chain is folded up to the break.
         if not service.started:
-            chain = _checked_chain(service, "check")
-            if not chain.ok:
-                print(json.dumps(service.fingerprints_before(chain.first_bad or chain.checked + 1)))
-                return 0
+            _checked_chain(service, "check")
         print(json.dumps(service.fingerprints()))
     return 0
 

@@ -244,29 +244,17 @@ class Service:
 
     def fingerprints(self) -> dict[str, Any]:
         """The store's fingerprints now ({store, knowledge, beliefs, position}, as StoreState.fingerprints): the
-        graph's two running sums when it holds every entry and keeps them (two lookups; a service only connected,
-        the command line's, replays nothing), else the replayed state's (one only connected starts first). The
-        caller of a service only connected checks the chain first: a broken one is a start's to fold (its sound
-        prefix), as the sums are the graph's."""
+        graph's two running sums when it keeps them (two lookups; a service only connected, the command line's,
+        replays nothing), at the position the graph holds, or, when the journal knows its chain is broken (a check's
+        verdict, or a replay that stopped there), just before the break: the sound prefix, as a start holding the
+        whole state folds it. Else the replayed state's (one only connected starts first)."""
         self.bring_graph_up_to_date()
-        # A started service whose replay stopped short of the head (a broken chain) answers from its state, or,
-        # holding no knowledge state or belief layer, from the graph's sums as of the sound prefix it stopped at.
-        if self.journal.keeps_at_least(KEEPS_NOW_READS) and (not self.started or not self.journal.broken):
-            return fingerprints_kept(self.graph, self.journal.stored_head()["projected"])  # what the graph holds
-        if self.started and (self.knowledge_in_graph or self.beliefs_in_graph):
-            return fingerprints_kept(self.graph, self.journal.seq)
-        if not self.started:
-            self.start()
-        return self.state.fingerprints()
-
-    def fingerprints_before(self, first_bad: int) -> dict[str, Any]:
-        """The fingerprints of a broken chain's sound prefix (the entries before `first_bad`), as a start holding
-        the whole state folds it: the graph's two running sums at that position when it keeps them and holds it (two
-        lookups, whatever this service holds; a start holding nothing starts at the graph's position, not at the
-        break), else a start's state (a store that keeps no sums is replayed, up to the break)."""
-        sound = first_bad - 1
-        if self.journal.keeps_at_least(KEEPS_NOW_READS) and self.journal.stored_head()["projected"] >= sound:
-            return fingerprints_kept(self.graph, sound)
+        broken = self.journal.broken
+        if self.journal.keeps_at_least(KEEPS_NOW_READS):
+            held = self.journal.stored_head()["projected"]
+            position = held if broken is None else broken.position - 1
+            if position <= held:
+                return fingerprints_kept(self.graph, position)
         if not self.started:
             self.start()
         return self.state.fingerprints()

@@ -20,6 +20,7 @@ from graph_service.knowledge import planning
 from graph_service.service import Service
 from graph_service.state import replay
 from tests.backends import Backend
+from tests.integration.in_graph import add_item
 from tests.integration.knowledge_histories import write_knowledge_history
 
 ALL_IN_GRAPH = {"knowledge": "graph", "beliefs": "graph", "stream": "graph", "questions": "graph"}
@@ -73,7 +74,7 @@ def test_a_start_holding_nothing_reads_no_entry_before_the_graphs_position(backe
         # It writes on: the next entry chains to the head, and the Merkle tree and the clock go on from there.
         journal.write("ann", lambda: plan_note("after a start that replayed nothing"))
         raw = {"kind": "fact", "body": {"s": "stateless", "r": "is", "o": "yes"}, "source": "person"}
-        journal.write("ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(k, raw, by="ann")))
+        add_item(service, raw)
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
     finally:
@@ -82,7 +83,7 @@ def test_a_start_holding_nothing_reads_no_entry_before_the_graphs_position(backe
 
 def test_a_start_holding_nothing_applies_and_projects_the_entries_past_the_graphs_position(
         backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
-    service = Service.open(backend.settings())
+    service = Service.open(backend.whole_state_settings())  # the writes, holding the whole state
     try:  # a history, then writes whose projections never land (as before a crash): a statement, a row, a fact
         write_knowledge_history(service, 200, 37)
         lacking = service.journal.seq
@@ -132,6 +133,8 @@ def test_a_break_the_background_check_finds_refuses_writes(backend: Backend) -> 
         journal = service.journal
         assert journal.stateless and journal.audit is not None and journal.audit.done.wait(120)
         assert journal.broken is not None and journal.broken.position == 40, journal.broken
+        # What the store believes is its sound prefix's, as a start holding the whole state folds it.
+        assert service.fingerprints() == replay(journal.entries_after(0, limit=39)).fingerprints()
         with pytest.raises(JournalBroken, match="broken at position 40"):
             journal.write("ann", lambda: plan_note("refused"))
         # Repaired, and checked again: writable again (what the background check found no longer holds).
