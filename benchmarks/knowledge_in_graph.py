@@ -79,7 +79,7 @@ def child(mode: str, data: Path, writes: int) -> dict[str, Any]:
         assert service.beliefs_in_graph == (mode in ("graph+beliefs", "stateless"))
         assert service.holds_nothing == (mode == "stateless")
         rss = rss_mb()
-        # A start that replayed nothing checks the chain apart (journal.store.BackgroundAudit): its time is reported,
+        # A start that replayed nothing checks the chain apart (journal.background_audit): its time is reported,
         # and the writes are timed once it is done (while it runs they share the machine and the server with it).
         checking = service.journal.audit
         if checking is not None:

@@ -100,8 +100,8 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
 
 def chain_audit_job(graph: GraphPort, upto: int, after: int = 0) -> dict[str, Any]:
     """journal.audit.JournalAudit over the stored entries after `after` up to `upto`, as a start that replayed
-    nothing checks the chain (journal.store.BackgroundAudit), starting from the hash, store clock and Merkle frontier
-    stored at `after`: how far it checked, and the first broken position and why (None: sound)."""
+    nothing checks the chain (journal.background_audit.BackgroundAudit), starting from the hash, store clock and
+    Merkle frontier stored at `after`: how far it checked, and the first broken position and why (None: sound)."""
     from graph_service.journal.audit import JournalAudit
     from graph_service.journal.store import Journal
 

@@ -28,6 +28,7 @@ from typing import Any
 from graph_service.domain import Applied, Domain, Draft
 from graph_service.errors import Conflict, JournalBroken, StoreFormatError, UserError
 from graph_service.journal.audit import Finding, JournalAudit
+from graph_service.journal.background_audit import BackgroundAudit
 from graph_service.journal.chain import (
     FORMAT,
     GENESIS,
@@ -109,65 +110,6 @@ def legacy_store_message(head: dict[str, Any]) -> str:
             "so the old chain stays as it was: export it with `graph_service export --output old.jsonl`, then "
             "load it into a new store with `graph_service load --from-format 1 old.jsonl`, which checks "
             "the old chain and re-seals every entry unchanged in the new format")
-
-
-class BackgroundAudit(threading.Thread):
-    """A stateless start's check of the stored chain up to the position it started from (the same audit as
-    Journal.verify's, a page at a time), run by a process of its own (graph_service.apart's chain_audit job: in a
-    thread of this one, its hashing would hold the interpreter lock against every request) and waited on in a
-    daemon thread: the start does not wait for it. What it finds is the journal's verdict (a break refuses writes).
-    `done` is set when it has finished; `status()` says how far it has come.
-
-    It checks on from `after`, where an earlier check found the chain sound (`Journal.chain_checked`), with the
-    hash and Merkle frontier stored there; a sound check keeps how far it went (cypher/chain_check_keep), so a
-    start costs what was appended since the last one. The entries up to `after` are not read again: a full
-    `verify` (an operator's act) reads every one. `upto_hash`: the stored hash of the entry at `upto`."""
-
-    JOB = "chain_audit"
-
-    def __init__(self, journal: Journal, upto: int, upto_hash: str, after: int = 0) -> None:
-        super().__init__(name="journal-audit", daemon=True)
-        self.journal, self.upto, self.upto_hash, self.after = journal, upto, upto_hash, after
-        self.done = threading.Event()
-        self.checked = after
-        self.finding: Finding | None = None
-
-    def status(self) -> dict[str, Any]:
-        """How far it has come: the position it checks on from, the last position checked, the position it checks up
-        to, and whether it is done."""
-        from graph_service.apart import RUNNING
-
-        checked = self.checked if self.done.is_set() else max(
-            (work.done for work in RUNNING.running() if work.job == self.JOB), default=self.after)
-        return {"from": self.after, "checked": checked, "upto": self.upto, "done": self.done.is_set()}
-
-    def run(self) -> None:
-        from graph_service.apart import run_apart
-
-        try:
-            if self.after < self.upto:
-                answer = run_apart(self.journal.graph, self.JOB, upto=self.upto, after=self.after)
-                self.checked = answer["checked"]
-                if answer["finding"] is not None:
-                    self.finding = Finding(*answer["finding"])
-            if self.finding is not None and self.journal.broken is None:
-                self.journal.broken = self.finding
-                log.error("journal chain broken at %s: %s", self.finding.position, self.finding.reason)
-            elif self.finding is None and self.after < self.upto:
-                self._keep_checked()
-        except Exception:  # the store went away (the service closing): nothing is concluded
-            log.warning("the journal's background check of the chain stopped", exc_info=True)
-        finally:
-            self.done.set()
-
-    def _keep_checked(self) -> None:
-        """Keep how far the chain was found sound. A hint for the next start: if it cannot be kept (another worker
-        of the same store keeping its own at the same moment, or the store going away), the next start checks from
-        an earlier position, and the verdict here stands."""
-        try:
-            self.journal.graph.run("chain_check_keep", {"seq": self.upto, "hash": self.upto_hash, "at": now_ms()})
-        except Exception:
-            log.info("how far the chain was checked (%s) was not kept", self.upto, exc_info=True)
 
 
 class Journal:
@@ -287,11 +229,9 @@ class Journal:
         """The position up to which a check last found the chain sound (cypher/chain_check_keep), if it is at most
         `upto` and the entry stored there still has the hash that check saw; else 0 (check it all)."""
         kept = self.graph.run("chain_check_read")
-        seq = kept[0].get("seq") if kept else None
-        if not isinstance(seq, int) or not 0 < seq <= upto:
+        if not kept or not isinstance(seq := kept[0].get("seq"), int) or not 0 < seq <= upto:
             return 0
-        stored = self.graph.run("entry_hash_at", {"seq": seq})
-        return seq if stored and stored[0]["hash"] == kept[0].get("hash") else 0
+        return seq if kept[0].get("stored") == kept[0].get("hash") else 0
 
     def stored_position(self, seq: int) -> tuple[int, str, int, Frontier]:
         """(position, hash, store clock, Merkle frontier) after the entry at `seq`, from the stored entries at
