@@ -24,7 +24,8 @@ from graph_service.journal.store import Journal
 from tests.backends import Backend
 from tests.integration.test_explorer import free_port
 
-ENTRIES = 10_000  # enough that the replay at start takes seconds on any machine this runs on
+ENTRIES = 40_000  # enough that the replay at start takes seconds on any machine this runs on (10^4 notes took
+# about one second by now, and a loaded CI machine once answered no probe within it)
 
 
 def probe(url: str) -> tuple[int, dict[str, Any]] | None:
