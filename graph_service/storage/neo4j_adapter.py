@@ -2,14 +2,48 @@
 
 from __future__ import annotations
 
+import logging
+import random
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
-from neo4j import GraphDatabase, RoutingControl
-from neo4j.exceptions import ClientError, ConstraintError, TransientError
+from neo4j import GraphDatabase
+from neo4j.exceptions import ClientError, ConstraintError, DriverError, Neo4jError
 
 from graph_service.storage import queries
 from graph_service.storage.port import ConstraintViolation
 from graph_service.types import Params, Row
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# The driver's own retry budget for a transaction (its max_transaction_retry_time), with a shorter first delay: what
+# is retried here is mostly a lock wait that lost a deadlock, which clears in milliseconds.
+RETRY_SECONDS = 30.0
+FIRST_DELAY, MAX_DELAY = 0.05, 1.0
+
+
+def retried(attempt: Callable[[], T], *, seconds: float = RETRY_SECONDS) -> T:
+    """`attempt()`, tried again while it fails with an error the server or driver calls retryable (a deadlock, a
+    database still starting, a lost connection) and `seconds` have not passed since the first failure; then that
+    error. Each attempt is one statement, which the server rolls back whole when it fails: every one this service
+    runs is guarded (a compare-and-set on the head, an idempotent MERGE), so running one again that did land (a
+    connection lost as it committed) changes nothing, as with the driver's managed transactions."""
+    delay, first_failure = FIRST_DELAY, None
+    while True:
+        try:
+            return attempt()
+        except (Neo4jError, DriverError) as exc:
+            if not exc.is_retryable():
+                raise
+            now = time.monotonic()
+            first_failure = now if first_failure is None else first_failure
+            if now - first_failure > seconds:
+                raise
+            log.warning("a Neo4j statement failed and is tried again in %.2f s: %s", delay, exc)
+            time.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, MAX_DELAY)
 
 _ALREADY_THERE = {
     "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
@@ -19,7 +53,11 @@ _ALREADY_THERE = {
 
 
 class Neo4jGraph:
-    """The graph port on Neo4j 5: each named query is one auto-committed transaction."""
+    """The graph port on Neo4j 5: each named query is one auto-committed transaction.
+
+    Auto-committed (`Session.run`), not the driver's managed transaction (`execute_query`): that one commits in a
+    round trip of its own after the statement's, so every statement cost two (`benchmarks/neo4j_round_trips.py`
+    measures both). The driver retries only managed transactions; `retried` does it here, on the same errors."""
 
     backend = "neo4j"
 
@@ -38,13 +76,16 @@ class Neo4jGraph:
         return dict(self._connection)
 
     def run(self, name: str, params: Params | None = None) -> list[Row]:
+        query, given = queries.load(name), params or {}
+
+        def attempt() -> list[Row]:
+            with self._driver.session(database=self._database) as session:
+                return session.run(query, given).data()
+
         try:
-            records, _, _ = self._driver.execute_query(
-                queries.load(name), params or {}, database_=self._database, routing_=RoutingControl.WRITE
-            )
+            return retried(attempt)
         except ConstraintError as exc:
             raise ConstraintViolation(str(exc)) from exc
-        return [record.data() for record in records]
 
     def setup_schema(self, timeout: float = 120.0) -> None:
         """Create the constraints and indexes (idempotent) and wait until they are online.
@@ -53,24 +94,14 @@ class Neo4jGraph:
         services starting at once on a new store deadlock on the schema locks (found on Neo4j 5.26),
         so a transient failure is retried here until `timeout`.
         """
-        deadline = time.monotonic() + timeout
         with self._driver.session(database=self._database) as session:
             for statement in queries.statements("schema_neo4j"):
-                delay = 0.05
-                while True:
-                    try:
-                        session.run(statement).consume()
-                        break
-                    except TransientError:
-                        if time.monotonic() > deadline:
-                            raise
-                        time.sleep(delay)
-                        delay = min(delay * 2, 1.0)
-                    except ClientError as exc:
-                        # IF NOT EXISTS is checked before the lock: a concurrent creator may win.
-                        if exc.code not in _ALREADY_THERE:
-                            raise
-                        break
+                try:
+                    retried(lambda statement=statement: session.run(statement).consume(), seconds=timeout)
+                except ClientError as exc:
+                    # IF NOT EXISTS is checked before the lock: a concurrent creator may win.
+                    if exc.code not in _ALREADY_THERE:
+                        raise
         self.run("await_indexes_neo4j")
 
     def health(self) -> dict[str, object]:
