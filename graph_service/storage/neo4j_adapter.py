@@ -56,7 +56,7 @@ class Neo4jGraph:
     """The graph port on Neo4j 5: each named query is one auto-committed transaction.
 
     Auto-committed (`Session.run`), not the driver's managed transaction (`execute_query`): that one commits in a
-    round trip of its own after the statement's, so every statement cost two (`benchmarks/neo4j_round_trips.py`
+    round trip of its own after the statement's, so every statement cost two (`benchmarks/round_trips.py`
     measures both). The driver retries only managed transactions; `retried` does it here, on the same errors."""
 
     backend = "neo4j"
