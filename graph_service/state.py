@@ -214,10 +214,12 @@ class StoreState:
 
     def _statuses_read(self, entry: Entry) -> list[str]:
         """The items whose statuses applying this entry reads that can be told beforehand: those its knowledge
-        operations write (as prepared), and the roots a belief write names."""
+        operations write, as prepared, where no result says what they changed (`_status_changes`), and the roots a
+        belief write names."""
         prepared = getattr(self.knowledge_taken, "prepared", None)
         operations = prepared(entry.seq) if prepared is not None else []
-        return [i for operation in operations for i in operation.statuses] + items_named(entry.payload)
+        return [i for operation in operations if operation.result is None
+                for i in operation.statuses] + items_named(entry.payload)
 
     def _prepares_questions(self, entry: Entry) -> bool:
         return self.questions_taken is not None and entry.op in QUESTION_OPS
@@ -385,7 +387,7 @@ class StoreState:
         changes: dict[str, tuple[str, str]] = {}
         results = []
         for operation in self.knowledge_taken(entry):
-            own = self._status_changes(operation.statuses)
+            own = self._status_changes(operation)
             applied.projection.extend(operation.projection)
             self._items_gone(entry, Applied(applied.projection, {"changes": own}))
             applied.projection.extend(operation.bookkeeping)
@@ -394,11 +396,18 @@ class StoreState:
                 changes[item_id] = (changes.get(item_id, (before, after))[0], after)
         return {i: c for i, c in sorted(changes.items()) if c[0] != c[1]}, results
 
-    def _status_changes(self, statuses: Mapping[str, str]) -> dict[str, tuple[str, str]]:
-        """{item: (before, after)} for each item whose status these statuses change, which they then set (an
-        item written first has no status before: not a change, as KnowledgeState reports it)."""
+    def _status_changes(self, operation: TakenOperation) -> dict[str, tuple[str, str]]:
+        """{item: (before, after)} for each item whose status the operation changes; the statuses it gave are then
+        set. An operation applied here says them in its result, as applying it on the whole state does
+        (`status_changes`: the rules read every item they decide, so no status is read again for them, a statement
+        a write). One the graph holds gives only its statuses: they are compared with those read (an item written
+        first has no status before: not a change, as KnowledgeState reports it)."""
+        if operation.result is not None:
+            for item_id, status in sorted(operation.statuses.items()):
+                self._set_status(item_id, status)
+            return status_changes(operation.result)
         changes = {}
-        for item_id, status in sorted(statuses.items()):
+        for item_id, status in sorted(operation.statuses.items()):
             before = self._status_of(item_id)
             if before is not None and before != status:
                 changes[item_id] = (before, status)

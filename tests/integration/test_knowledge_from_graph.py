@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.notes import plan_note
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import knowledge_ops
+from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, several_operations
 from graph_service.knowledge_region import PartsFromGraph
 from graph_service.partial_reads import NeedMore
@@ -481,5 +483,37 @@ def test_an_addition_on_premises_reads_its_items_in_one_statement_and_none_it_do
         derived = add_item(service, {"kind": "fact", "body": {"s": "d", "r": "is", "o": 1}, "source": "person",
                        "derived_from": premises})
         assert len(reads) == 1 and set(reads[0]) == {*premises, derived}, reads
+    finally:
+        service.close()
+
+
+def test_a_knowledge_write_applied_here_reads_no_item_status_its_result_reports(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Holding nothing: the status changes of a knowledge write applied on what its rules read are in its result
+    # (as the whole state reports them), so the statuses of the items it wrote are not read again from their nodes
+    # (item_statuses, a statement every knowledge write paid for).
+    service = Service.open(backend.settings())
+    try:
+        def write(plan: Callable[[KnowledgeState], Draft]) -> Any:
+            return service.journal.write("ann", lambda: service.plan_knowledge(plan)).result
+
+        premise = write(lambda k: planning.plan_add(
+            k, {"kind": "fact", "body": {"s": "p", "r": "is", "o": 1}, "source": "person"}, by="ann"))["id"]
+        ran: list[str] = []
+        run = service.graph.run
+
+        def recorded(name: str, params: dict[str, Any] | None = None) -> Any:
+            ran.append(name)
+            return run(name, params)
+
+        monkeypatch.setattr(service.graph, "run", recorded)
+        derived = write(lambda k: planning.plan_add(k, {"kind": "fact", "body": {"s": "d", "r": "is", "o": 1},
+                                                        "source": "person", "derived_from": [premise]}, by="ann"))
+        retracted = write(lambda k: planning.plan_retract(k, premise))
+        assert "item_statuses" not in ran, ran
+        assert derived["status"] == "active"
+        assert status_changes(retracted) == {premise: ("active", "retracted"), derived["id"]: ("active", "retracted")}
+        statuses = {row["id"]: row["status"] for row in run("item_statuses", {"items": [premise, derived["id"]]})}
+        assert statuses == {premise: "retracted", derived["id"]: "retracted"}
     finally:
         service.close()
