@@ -46,7 +46,7 @@ serve: $(STAMP)
 
 test: $(STAMP) node_modules/.installed neo4j-server browser
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -n auto --dist loadscope
+	$(BIN)/python -m pytest -q -n auto --dist loadscope --durations=30
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.knowledge_retraction
