@@ -43,7 +43,6 @@ def child(args: argparse.Namespace, tag: str) -> dict[str, float]:
                              neo4j_password=args.password))
         service = Service.open(settings)
         try:
-            service.start()
             samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
             for i in range(count):
                 for kind, seconds in _one_of_each(service, f"{tag}-{i}", i).items():

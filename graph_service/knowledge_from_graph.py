@@ -19,7 +19,7 @@ from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.ops import items_named, keys_named
 from graph_service.knowledge.partial import FINGERPRINT, STORE, apply_on, fingerprint_base, operations_of, scratch_state
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
+from graph_service.knowledge_region import KnownStart, PartsFromGraph, plan_from_graph
 from graph_service.partial_reads import Fetched, PartialMap, Reader, read_ahead
 from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION
@@ -34,8 +34,11 @@ class KnowledgeFromGraph:
     the graph holds, with every one before it. An entry up to it is taken as the statuses it gave (but one
     carrying several operations is applied: `several_operations`); one past it is applied on what it reads."""
 
-    def __init__(self, graph: GraphPort, held: Callable[[], int], page: int = PAGE) -> None:
-        self.graph, self.held = graph, held
+    def __init__(self, graph: GraphPort, held: Callable[[], int], page: int = PAGE,
+                 clock_at: Callable[[int], int | None] = lambda _seq: None) -> None:
+        """`clock_at(seq)`: the store clock after the entry at `seq` when the caller knows it without a statement
+        (Journal.clock_at: its head's), else None."""
+        self.graph, self.held, self.clock_at = graph, held, clock_at
         self.statuses = StatusesFromGraph(graph, held, page)
         self.applied = 0  # entries applied on what they read (the others were taken as the graph holds them)
         self._prepared: dict[int, list[TakenOperation]] = {}
@@ -51,8 +54,21 @@ class KnowledgeFromGraph:
         graph held at a position never changes, so what is kept stays true; only the last position is kept."""
         source = self._source
         if source is None or source.upto != upto:
-            source = self._source = PartsFromGraph(self.graph, upto, whole=True)
+            source = self._source = PartsFromGraph(self.graph, upto, whole=True, known=self._known_start(upto))
         return source
+
+    def _known_start(self, upto: int) -> KnownStart | None:
+        """The clock and the knowledge store's fingerprint as of `upto`, when no statement is needed for them: the
+        journal's head is at `upto` (its clock), and the entry there is a knowledge entry applied here, on the run
+        that keeps the fingerprint its writes left. None otherwise (the first knowledge write after a start, or
+        after an entry of another kind or another writer's): they are read. Only the head itself: a knowledge
+        entry the state takes without asking this layer (the graph holds all it did: StoreState._statuses_held)
+        leaves `_last` behind, so a run's sum is trusted only where nothing came after the entry it applied."""
+        run, last = self._run, self._last
+        if run is None or run.last != last or last != upto:
+            return None
+        clock, fingerprint = self.clock_at(upto), run.fingerprint_at(last)
+        return None if clock is None or fingerprint is None else KnownStart(clock, fingerprint)
 
     def __call__(self, entry: Entry) -> list[TakenOperation]:
         prepared = self._prepared.pop(entry.seq, None)

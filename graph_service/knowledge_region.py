@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from graph_service.api import knowledge_as_of as parts
@@ -117,16 +118,30 @@ class BookkeepingMissing(UserError):
                          "a new store to derive them", field=None)
 
 
+@dataclass(frozen=True)
+class KnownStart:
+    """What `write_reads_start` reads as of a position, where the caller knows it without a statement: the store
+    clock after the entry there, and the knowledge store's running fingerprint (digest sum, count) as of it."""
+
+    clock: int
+    fingerprint: tuple[int, int]
+
+
 class PartsFromGraph:
     """The parts of the knowledge store as of position `upto` that knowledge.partial asks for, read from the
     graph's history (one or two indexed statements a part; an item comes with what the rules read next of it,
     `partial.read_with`). BookkeepingMissing for a store whose graph does not keep what a write reads.
     `whole`: every item is read when the rules ask for them all (a write that touches every item); otherwise
-    that raises NeedMore (a read that would, such as a snapshot of everything, runs apart instead)."""
+    that raises NeedMore (a read that would, such as a snapshot of everything, runs apart instead). `known`: the
+    clock and the fingerprint as of `upto`, when the caller knows them (a store whose graph keeps what a write
+    reads: the caller has read it before), so the statement that reads them is not run."""
 
-    def __init__(self, graph: GraphPort, upto: int, *, whole: bool = False) -> None:
+    def __init__(self, graph: GraphPort, upto: int, *, whole: bool = False, known: KnownStart | None = None) -> None:
         self.graph, self.upto, self.whole = graph, upto, whole
         self._read: dict[tuple[str, Any], Any] = {}
+        if known is not None:
+            self.clock, self._fingerprint = known.clock, known.fingerprint
+            return
         rows = graph.run("write_reads_start", {"seq": upto, "fingerprint": KNOWLEDGE_FINGERPRINT})
         if not rows or not isinstance(rows[0]["keeps"], int) or rows[0]["keeps"] < KEEPS_KNOWLEDGE:
             raise BookkeepingMissing()

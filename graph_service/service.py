@@ -80,7 +80,7 @@ class Service:
             return self.journal.graph_holds
 
         if self._held_in_graph("knowledge", KEEPS_NOW_READS, "a knowledge write reads", "its knowledge state"):
-            state.knowledge_taken = KnowledgeFromGraph(graph, held)
+            state.knowledge_taken = KnowledgeFromGraph(graph, held, clock_at=self.journal.clock_at)
         if self._held_in_graph("beliefs", KEEPS_BELIEF_WRITES, "a belief write reads", "its belief layer"):
             state.beliefs_taken = BeliefsFromGraph(graph, held)
         if self._held_in_graph("stream", KEEPS_STREAM_WRITES, "a stream or statement write reads",

@@ -562,6 +562,12 @@ class Journal:
             self.refuse_if_broken()
             return self.seq, self.frontier.root()
 
+    def clock_at(self, seq: int) -> int | None:
+        """The store clock after the entry at `seq` when this journal's head is there (as applied here: no
+        statement), else None."""
+        with self._lock:
+            return self.store_clock if self.seq == seq else None
+
     def refuse_if_broken(self) -> None:
         """JournalBroken, naming the position, while the stored chain is known to be broken."""
         if self.broken is not None:
