@@ -98,12 +98,15 @@ class BeliefsFromGraph:
         self._since = 0  # the position the graph held when the state was made: what it reads is as of it
         self._base: tuple[int, int] | None = None  # the layer's running sum there, once read
         self._prepared_base: tuple[int, tuple[int, int]] | None = None  # (position, the sum there), read ahead
+        # (position, the layer's running sum after the entry there) for the last entry applied here that moved it:
+        # the sum as of the head with no statement, when that entry is the head (`sum_as_of`).
+        self._sum_after: tuple[int, tuple[int, int]] | None = None
         self._run_applied = 0  # entries applied on the state since it was made (those made again included)
         self.restarts = 0  # runs started again from what the graph held
 
     def reset(self) -> None:
         """Forget the scratch state (a replay from the start follows)."""
-        self._state, self._last, self._base = None, 0, None
+        self._state, self._last, self._base, self._sum_after = None, 0, None, None
 
     def takes(self, seq: int) -> bool:
         """Does the graph hold what entry `seq` did to the layer (nothing to apply here)?"""
@@ -159,6 +162,19 @@ class BeliefsFromGraph:
             self._base = kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, self._since)
         return moved_by(self._base, before), moved_by(self._base, after)
 
+    def moved_sum(self, seq: int, after: tuple[int, int]) -> None:
+        """Entry `seq`, applied here, left the layer's running sum at `after` (the store's: `sums`)."""
+        self._sum_after = seq, after
+
+    def sum_as_of(self, upto: int) -> tuple[int, int]:
+        """The layer's running sum as of position `upto`: known with no statement when the entry there was applied
+        here and moved it (`moved_sum`); else read (one lookup, or the node's history when a later entry moved it).
+        Only that very position: an entry after it that this process took as the graph holds it, without applying
+        it, may have moved the sum."""
+        known = self._sum_after
+        return known[1] if known is not None and known[0] == upto else kept_sum_upto(self.graph, BELIEFS_FINGERPRINT,
+                                                                                      upto)
+
     def plan(self, op: str, payload: dict[str, Any], head: int) -> Draft:
         """A belief request's draft (or its refusal) on the layer as of `head`, the journal's head: on what it reads
         of the graph, or, while the graph is behind the head (a bulk load's batch in flight), on the scratch state
@@ -194,7 +210,7 @@ class BeliefsFromGraph:
             else:
                 fresh.apply(entry)
             upto = entry.seq - 1
-            self._prepared_base = upto, kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, upto)
+            self._prepared_base = upto, self.sum_as_of(upto)
 
     def _no_state_at(self, position: int) -> RuntimeError:
         return RuntimeError(f"no belief state as of position {position}: the graph holds the projections only up to "

@@ -25,6 +25,7 @@ from graph_service.errors import UserError
 from graph_service.partial_reads import Fetched, PartialMap, Reader
 from graph_service.projection import KEEPS_BELIEF_WRITES
 from graph_service.service import Service
+from graph_service.state import replay
 from tests.backends import Backend
 from tests.integration.in_graph import statements_recorded, write_off_the_loop
 from tests.integration.knowledge_histories import write_knowledge_history
@@ -273,3 +274,40 @@ def test_the_rows_on_several_roots_are_read_in_one_round_as_each_alone(backend: 
         assert together.statements == 1
     finally:
         service.close()
+
+
+def test_consecutive_belief_writes_read_the_layers_running_sum_once_and_again_after_another_writers(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Holding nothing: a belief write reads the layer's running sum as of the head (fingerprint_upto) to keep it on
+    # the graph; right after a belief write of this process's own that moved it, the sum there is known (what that
+    # write kept), so no statement reads it; after an entry another process wrote, it is read again. The
+    # fingerprints and the graph stay what a replay gives.
+    first = Service.open(backend.settings())
+    second = Service.connect(backend.settings(), first.graph.connection())
+    second.start()
+    try:
+        ran: list[str] = []
+        run = first.graph.run
+        monkeypatch.setattr(first.graph, "run", lambda name, *args, **kwargs: ran.append(name) or run(
+            name, *args, **kwargs))
+
+        def create(service: Service, n: int) -> list[str]:
+            ran.clear()
+            service.journal.write("ann", lambda: service.plan_beliefs("belief.create", {
+                "proposition": f"pump {n} is cold", "subject": f"pump-{n}",
+                "evidence": [{"weight": 0.6, "family": "f"}]}))
+            return list(ran)
+
+        assert "fingerprint_upto" in create(first, 0)  # nothing known after a start
+        assert "fingerprint_upto" not in create(first, 1)
+        assert "fingerprint_upto" not in create(first, 2)
+        create(second, 3)
+        assert "fingerprint_upto" in create(first, 4)  # another writer's entry came between
+        assert "fingerprint_upto" not in create(first, 5)
+        entries = list(first.journal.entries_after(0))
+        assert first.fingerprints() == replay(entries).fingerprints()
+        report = first.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        second.close()
+        first.close()
