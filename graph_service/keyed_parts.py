@@ -39,6 +39,9 @@ class KeyedParts(ABC):
         # What a bulk load read ahead for a window of entries: a key an entry changes leaves it (`keep`), so what
         # is left is as the graph held it and no entry since changed it.
         self._window: dict[tuple[str, str], Any] = {}
+        # What the last plan read (outside an application), with the position the graph held when it read it: a
+        # write's plan reads as of its head, and its own entry, next, is applied on the same (`prepare`).
+        self._planned: tuple[int, dict[tuple[str, str], Any]] | None = None
         self._local = threading.local()
         self._need_of = {part: need for need, parts in self.NEEDS.items() for part in parts}
         self.reads = 0  # statements run
@@ -53,12 +56,14 @@ class KeyedParts(ABC):
         self._ahead_order.clear()
         self._prepared.clear()
         self._window = {}
+        self._planned = None
 
     @contextmanager
     def reading(self, needs: Needs, seq: int | None = None) -> Iterator[None]:
         """While a plan or an application runs in this thread: what `needs` names is read first, in one statement
         (taking what was read for entry `seq` beforehand: `prepare`), and what it reads is kept for it alone. A
         read outside one reads the graph each time: what an earlier one read may have changed since."""
+        held = self.held()
         found = self._prepared.pop(seq, {}) if seq is not None else {}
         window = self._window
         if window:
@@ -71,6 +76,8 @@ class KeyedParts(ABC):
             yield
         finally:
             self._local.found = None
+            if seq is None:
+                self._planned = held, found
 
     def give(self, part: str, values: Mapping[str, Any]) -> None:
         """Within a plan or an application (`reading`), these keys of `part` were read already (a whole read)."""
@@ -89,6 +96,12 @@ class KeyedParts(ABC):
         what was read for it already)."""
         held = self.held()
         found = self._prepared.get(seq, {})  # what was read for it already
+        planned = self._planned
+        if planned is not None and planned[0] == seq - 1:
+            # A plan read these as of the entry before this one: the graph held that position and nothing past it
+            # (an entry past it would have won the append, and this one would not be prepared), so they are what
+            # this entry's application reads there, with no statement.
+            found = {**planned[1], **found}
         self._read(needs, found)
         self._prepared = {s: f for s, f in self._prepared.items() if s > held}
         self._prepared[seq] = found

@@ -217,3 +217,40 @@ def test_a_read_outside_a_plan_or_an_application_reads_the_graph_as_it_is_then(b
         assert stream.firsts_among("zed", [("seen", "rock"), ("seen", "tree")]) == {("seen", "rock")}
     finally:
         service.close()
+
+
+def test_an_observation_is_applied_on_what_its_plan_read_with_no_statement_of_its_own(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Holding nothing: a stream write's plan reads the parts it needs as of the head (stream_parts), and its own
+    # entry, landed next, is applied as of the same position: it takes them from the plan rather than reading them
+    # again. With another writer's entry between, the append is lost and the plan made again, on what it reads then.
+    # The graph stays what a replay gives.
+    first = Service.open(backend.settings())
+    second = Service.connect(backend.settings(), first.graph.connection())
+    second.start()
+    try:
+        for service in (first, second):
+            service.journal.write("ann", lambda service=service: service.state.stream.plan(
+                OP_DECLARE, {"observer": f"cam-{id(service)}"}))
+        first.journal.catch_up()  # the other's declaration
+        ran: list[str] = []
+        run = first.graph.run
+        monkeypatch.setattr(first.graph, "run", lambda name, *args, **kwargs: ran.append(name) or run(
+            name, *args, **kwargs))
+
+        def observe(service: Service, tick: int) -> list[str]:
+            ran.clear()
+            service.journal.write("ann", lambda: service.state.stream.plan(OP_OBSERVE, {
+                "observer": f"cam-{id(service)}", "tick": tick, "kind": "seen", "subject": f"door-{tick % 2}"}))
+            return list(ran)
+
+        for tick in (1, 2, 3):
+            assert observe(first, tick) == ["stream_parts", "append_entry", "project_observations"]
+        observe(second, 4)
+        assert observe(first, 5).count("stream_parts") == 2  # planned on a stale head, then again
+        assert observe(first, 6) == ["stream_parts", "append_entry", "project_observations"]
+        report = first.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        second.close()
+        first.close()
