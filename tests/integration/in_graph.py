@@ -86,6 +86,28 @@ def statements_recorded(service: Service, monkeypatch: pytest.MonkeyPatch) -> li
     return ran
 
 
+def names_while(ran: list[tuple[str, bool]], act: Callable[[], object]) -> list[str]:
+    """The names of the statements `act` runs (`ran`: the list statements_recorded keeps)."""
+    ran.clear()
+    act()
+    return [name for name, _ in ran]
+
+
+@contextmanager
+def two_writers(settings: Settings) -> Iterator[tuple[Service, Service]]:
+    """Two started services on one store, as two processes would be (the second connected to the first's)."""
+    first = Service.open(settings)
+    try:
+        second = Service.connect(settings, first.graph.connection())
+        try:
+            second.start()
+            yield first, second
+        finally:
+            second.close()
+    finally:
+        first.close()
+
+
 def write_off_the_loop(service: Service, plan: Callable[[], Draft]) -> WriteResult:
     """A write as the API makes one on a service that plans on what it reads of the graph: the plan and every round
     trip in worker threads, the rest on the loop (api/context.journal_write)."""

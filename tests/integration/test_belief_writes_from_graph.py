@@ -27,7 +27,7 @@ from graph_service.projection import KEEPS_BELIEF_WRITES
 from graph_service.service import Service
 from graph_service.state import replay
 from tests.backends import Backend
-from tests.integration.in_graph import statements_recorded, write_off_the_loop
+from tests.integration.in_graph import names_while, statements_recorded, two_writers, write_off_the_loop
 from tests.integration.knowledge_histories import write_knowledge_history
 from tests.integration.test_beliefs_as_of import written_history
 from tests.unit.beliefs.test_write_state import request, same_applied, same_plan
@@ -282,21 +282,13 @@ def test_consecutive_belief_writes_read_the_layers_running_sum_once_and_again_af
     # the graph; right after a belief write of this process's own that moved it, the sum there is known (what that
     # write kept), so no statement reads it; after an entry another process wrote, it is read again. The
     # fingerprints and the graph stay what a replay gives.
-    first = Service.open(backend.settings())
-    second = Service.connect(backend.settings(), first.graph.connection())
-    second.start()
-    try:
-        ran: list[str] = []
-        run = first.graph.run
-        monkeypatch.setattr(first.graph, "run", lambda name, *args, **kwargs: ran.append(name) or run(
-            name, *args, **kwargs))
+    with two_writers(backend.settings()) as (first, second):
+        ran = statements_recorded(first, monkeypatch)
 
         def create(service: Service, n: int) -> list[str]:
-            ran.clear()
-            service.journal.write("ann", lambda: service.plan_beliefs("belief.create", {
-                "proposition": f"pump {n} is cold", "subject": f"pump-{n}",
-                "evidence": [{"weight": 0.6, "family": "f"}]}))
-            return list(ran)
+            return names_while(ran, lambda: service.journal.write("ann", lambda: service.plan_beliefs(
+                "belief.create", {"proposition": f"pump {n} is cold", "subject": f"pump-{n}",
+                                  "evidence": [{"weight": 0.6, "family": "f"}]})))
 
         assert "fingerprint_upto" in create(first, 0)  # nothing known after a start
         assert "fingerprint_upto" not in create(first, 1)
@@ -308,6 +300,3 @@ def test_consecutive_belief_writes_read_the_layers_running_sum_once_and_again_af
         assert first.fingerprints() == replay(entries).fingerprints()
         report = first.verify()
         assert report.ok, (report.chain, report.projection_difference)
-    finally:
-        second.close()
-        first.close()

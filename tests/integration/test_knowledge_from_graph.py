@@ -33,7 +33,7 @@ from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
 from graph_service.state import StoreState, TakenOperation, replay, status_changes
 from tests.backends import Backend
-from tests.integration.in_graph import add_item, statements_recorded, write_off_the_loop
+from tests.integration.in_graph import add_item, names_while, statements_recorded, two_writers, write_off_the_loop
 from tests.integration.knowledge_histories import write_knowledge_history
 from tests.knowledge_applies import differences, plain
 
@@ -501,21 +501,15 @@ def test_a_knowledge_write_applied_here_reads_no_item_status_its_result_reports(
 
         premise = write(lambda k: planning.plan_add(
             k, {"kind": "fact", "body": {"s": "p", "r": "is", "o": 1}, "source": "person"}, by="ann"))["id"]
-        ran: list[str] = []
-        run = service.graph.run
-
-        def recorded(name: str, params: dict[str, Any] | None = None) -> Any:
-            ran.append(name)
-            return run(name, params)
-
-        monkeypatch.setattr(service.graph, "run", recorded)
+        ran = statements_recorded(service, monkeypatch)
         derived = write(lambda k: planning.plan_add(k, {"kind": "fact", "body": {"s": "d", "r": "is", "o": 1},
                                                         "source": "person", "derived_from": [premise]}, by="ann"))
         retracted = write(lambda k: planning.plan_retract(k, premise))
-        assert "item_statuses" not in ran, ran
+        assert "item_statuses" not in [name for name, _ in ran], ran
         assert derived["status"] == "active"
         assert status_changes(retracted) == {premise: ("active", "retracted"), derived["id"]: ("active", "retracted")}
-        statuses = {row["id"]: row["status"] for row in run("item_statuses", {"items": [premise, derived["id"]]})}
+        statuses = {row["id"]: row["status"] for row in service.graph.run(
+            "item_statuses", {"items": [premise, derived["id"]]})}
         assert statuses == {premise: "retracted", derived["id"]: "retracted"}
     finally:
         service.close()
@@ -528,20 +522,13 @@ def test_consecutive_knowledge_writes_read_where_they_start_once_and_again_after
     # left), so the next write runs no statement for them; after an entry of another kind, or another process's
     # knowledge entry (which this process takes as the graph holds it, without applying it), they are read again.
     # The fingerprints and the graph stay what a replay gives.
-    first = Service.open(backend.settings())
-    second = Service.connect(backend.settings(), first.graph.connection())
-    second.start()
-    try:
-        ran: list[str] = []
-        run = first.graph.run
-        monkeypatch.setattr(first.graph, "run", lambda name, *args, **kwargs: ran.append(name) or run(
-            name, *args, **kwargs))
+    with two_writers(backend.settings()) as (first, second):
+        ran = statements_recorded(first, monkeypatch)
 
         def add(service: Service, n: int) -> list[str]:
-            ran.clear()
             raw = {"kind": "fact", "body": {"s": f"pump-{n}", "r": "is", "o": n}, "source": "person"}
-            service.journal.write("ann", lambda: service.plan_knowledge(lambda k: planning.plan_add(k, raw, by="ann")))
-            return list(ran)
+            return names_while(ran, lambda: service.journal.write("ann", lambda: service.plan_knowledge(
+                lambda k: planning.plan_add(k, raw, by="ann"))))
 
         assert "write_reads_start" in add(first, 0)  # nothing known after a start
         assert "write_reads_start" not in add(first, 1)
@@ -555,6 +542,3 @@ def test_consecutive_knowledge_writes_read_where_they_start_once_and_again_after
         assert first.fingerprints() == replay(entries).fingerprints()
         report = first.verify()
         assert report.ok, (report.chain, report.projection_difference)
-    finally:
-        second.close()
-        first.close()

@@ -21,7 +21,7 @@ from graph_service.statements import OP_SAY
 from graph_service.stream.state import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, Observer, StreamState
 from graph_service.stream_from_graph import GraphStream, StreamParts
 from tests.backends import Backend
-from tests.integration.in_graph import statements_recorded, write_off_the_loop
+from tests.integration.in_graph import names_while, statements_recorded, two_writers, write_off_the_loop
 
 OBSERVERS = ["ann", "bob", "cy", "dee"]
 SUBJECTS = ["1", "2", "3", "4", "5", "rock"]
@@ -225,24 +225,17 @@ def test_an_observation_is_applied_on_what_its_plan_read_with_no_statement_of_it
     # entry, landed next, is applied as of the same position: it takes them from the plan rather than reading them
     # again. With another writer's entry between, the append is lost and the plan made again, on what it reads then.
     # The graph stays what a replay gives.
-    first = Service.open(backend.settings())
-    second = Service.connect(backend.settings(), first.graph.connection())
-    second.start()
-    try:
+    with two_writers(backend.settings()) as (first, second):
         for service in (first, second):
             service.journal.write("ann", lambda service=service: service.state.stream.plan(
                 OP_DECLARE, {"observer": f"cam-{id(service)}"}))
         first.journal.catch_up()  # the other's declaration
-        ran: list[str] = []
-        run = first.graph.run
-        monkeypatch.setattr(first.graph, "run", lambda name, *args, **kwargs: ran.append(name) or run(
-            name, *args, **kwargs))
+        ran = statements_recorded(first, monkeypatch)
 
         def observe(service: Service, tick: int) -> list[str]:
-            ran.clear()
-            service.journal.write("ann", lambda: service.state.stream.plan(OP_OBSERVE, {
-                "observer": f"cam-{id(service)}", "tick": tick, "kind": "seen", "subject": f"door-{tick % 2}"}))
-            return list(ran)
+            return names_while(ran, lambda: service.journal.write("ann", lambda: service.state.stream.plan(
+                OP_OBSERVE, {"observer": f"cam-{id(service)}", "tick": tick, "kind": "seen",
+                             "subject": f"door-{tick % 2}"})))
 
         for tick in (1, 2, 3):
             assert observe(first, tick) == ["stream_parts", "append_entry", "project_observations"]
@@ -251,6 +244,3 @@ def test_an_observation_is_applied_on_what_its_plan_read_with_no_statement_of_it
         assert observe(first, 6) == ["stream_parts", "append_entry", "project_observations"]
         report = first.verify()
         assert report.ok, (report.chain, report.projection_difference)
-    finally:
-        second.close()
-        first.close()
