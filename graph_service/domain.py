@@ -15,7 +15,7 @@ from graph_service.journal.chain import Entry
 from graph_service.projection import Projection
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Draft:
     """An entry to append: its operation name and plain-JSON payload. `changes_graph=False` promises that
     applying it projects nothing (a note), so its append also moves the projected position."""
@@ -25,7 +25,7 @@ class Draft:
     changes_graph: bool = True
 
 
-@dataclass
+@dataclass(slots=True)
 class Applied:
     """What applying one entry did: the graph changes and a plain result for the writer."""
 

@@ -210,7 +210,7 @@ def caption(label: str, id: str, props: dict[str, Any]) -> str | None:
     return text if len(text) <= CAPTION_LENGTH else text[: CAPTION_LENGTH - 1] + "…"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NodeUpsert:
     """Create the node (label, id) if missing and set these properties on it (None removes one),
     with a `name` caption where the properties give one (see CAPTIONS)."""
@@ -228,7 +228,7 @@ class NodeUpsert:
             object.__setattr__(self, "props", {**self.props, "name": name})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EdgeMerge:
     """Create the relationship (src)-[rel]->(dst) if missing, creating either end if missing."""
 
@@ -249,7 +249,7 @@ class EdgeMerge:
         return (self.rel, self.src_label, self.dst_label)
 
 
-@dataclass
+@dataclass(slots=True)
 class Projection:
     """Everything one journal entry changes in the graph."""
 

@@ -38,7 +38,7 @@ def confidence_key(confidence: float) -> int:
     return int(whole) + (1 if scaled - whole >= 0.5 else 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BeliefPage:
     """One page of beliefs (properties with their keys, in order), whether more follow, and how many match."""
 
@@ -86,7 +86,7 @@ def belief_page(beliefs: Iterable[Mapping[str, Any]], *, status: str | None, sub
     return BeliefPage(rows=chosen_after[:limit], more=len(chosen_after) > limit, total=len(chosen))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WalkNode:
     """What a belief walk says of a node it reached (the fields cypher/belief_nodes_by_id.cypher reads)."""
 

@@ -14,7 +14,7 @@ from typing import Any
 ASSOCIATION_WEIGHT = 0.15
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cue:
     """One observation offered to association, with the flags the caller read off it."""
 
@@ -49,7 +49,7 @@ class Cue:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Proposal:
     cause: Cue
     effect: Cue
@@ -64,7 +64,7 @@ class Proposal:
         return (f"{a} and {b} co-occurred by coincidence", f"a third factor caused both {a} and {b}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Refusal:
     observations: tuple[str, ...]
     reason: str

@@ -10,7 +10,7 @@ from graph_service.journal.chain import Entry
 from graph_service.projection import EdgeMerge
 
 
-@dataclass
+@dataclass(slots=True)
 class Change:
     """Everything touched by one entry: beliefs to version, rows to project, events to report."""
 

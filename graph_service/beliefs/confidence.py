@@ -30,7 +30,7 @@ FLOOR, CEILING = 0.02, 0.98
 FORMULA = "sigmoid(logit(prior) + 1.5 × (for × diversity − against)), clamped to [0.02, 0.98]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EvidenceValue:
     """The part of a live evidence row the arithmetic reads."""
 
@@ -55,7 +55,7 @@ class EvidenceValue:
         return self.provenance_status == LEGACY_UNKNOWN
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FamilyContribution:
     """What one family adds on one side, and how that number came about."""
 
@@ -81,7 +81,7 @@ class FamilyContribution:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Breakdown:
     """A confidence with everything that produced it; stored with every belief version."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Merge:
     keep: str  # the entity the group joined
     moved: tuple[str, ...]  # the subjects that joined it

@@ -9,7 +9,7 @@ from graph_service.beliefs.confidence import Breakdown, EvidenceValue
 from graph_service.beliefs.text import Signature, normalized
 
 
-@dataclass
+@dataclass(slots=True)
 class EvidenceRow:
     """One piece of evidence bearing on one belief. Only `weight` (counter rows) and the
     retraction fields ever change after creation."""
@@ -72,7 +72,7 @@ def family_props(family: str) -> dict[str, Any]:
     return {"id": family, "kind": kind if sep else "source", "name": name if sep else family}
 
 
-@dataclass
+@dataclass(slots=True)
 class Belief:
     """A proposition held with a confidence; `version` counts the versions appended so far."""
 
@@ -127,7 +127,7 @@ class Belief:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pattern:
     """A do-not-infer correction: creations matching it are refused."""
 
@@ -138,7 +138,7 @@ class Pattern:
     by: str
 
 
-@dataclass
+@dataclass(slots=True)
 class ContradictionLink:
     """Two beliefs that contradict; `rows` maps each belief to the counter row it received."""
 

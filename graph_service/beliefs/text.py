@@ -16,7 +16,7 @@ _IRREGULAR = {"can't": "can", "won't": "will", "shan't": "shall", "ain't": "is",
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Signature:
     """The content tokens of a proposition (negations removed) and whether it is negated."""
 

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -581,7 +581,7 @@ class Journal:
         except EntryError as exc:
             raise UserError(exc.reason, field="payload") from None
         tree = self.frontier.tree_for(entry.seq, body_bytes)
-        return Entry(**{**entry.__dict__, "tree": tuple(h.hex() for h in tree)})
+        return replace(entry, tree=tuple(h.hex() for h in tree))
 
     def write_batch(self, by: str, plans: Iterable[Callable[[], Draft]], batch_size: int = 500) -> int:
         """Bulk load: plan and apply each in memory, then append and project whole batches at once.
@@ -672,7 +672,7 @@ class Journal:
                     if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
                         raise UserError(f"entry {entry.seq}: payload over {MAX_PAYLOAD_BYTES} bytes", field="payload")
                     tree = self.frontier.tree_for(entry.seq, body_bytes)
-                    entry = Entry(**{**entry.__dict__, "tree": tuple(h.hex() for h in tree)})
+                    entry = replace(entry, tree=tuple(h.hex() for h in tree))
                     applied = self._apply(entry)
                     self.frontier.advance(entry.seq, tree)
                     self.seq, self.hash = entry.seq, entry.hash

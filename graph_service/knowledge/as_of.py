@@ -49,7 +49,7 @@ RESOLUTION_OPS: tuple[str, ...] = (ops.RESOLVE, ANSWER_OP)
 _TAKE_BACK_OPS = frozenset({ops.RETRACT, ops.ROLLBACK})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KnowledgeHistory:
     """What the graph holds of the knowledge store's past up to position `upto`, as read.
 

@@ -16,7 +16,7 @@ from graph_service.knowledge.items import BEHAVIOUR_KINDS, SOURCES, Proposal
 ADMIT, HOLD, REFUSE = "admit", "hold", "refuse"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """One gate's answer about one proposal: admit, hold or refuse, why, and what it measured."""
 
@@ -121,7 +121,7 @@ class ShadowGate:
 DEFAULT_GATES: tuple[Gate, ...] = (SourceGate(), ConsistencyGate())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Admission:
     """The gates' joint answer: admitted (present or promoted), held, or refused; with every verdict."""
 

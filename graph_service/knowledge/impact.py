@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from graph_service.knowledge.state import KnowledgeState
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Impact:
     """Verdicts before and after, for every item whose status or support would change, and the
     dispute events before and after, for every key whose events would change."""

@@ -264,7 +264,7 @@ def downstream(graph: UnitGraph, seeds: Iterable[str]) -> set[str]:
     return found
 
 
-@dataclass
+@dataclass(slots=True)
 class Order:
     """When `evaluate` decides each live unit (`done_times`), and each one's first-learned position.
 
@@ -311,7 +311,7 @@ class Order:
         self.units_scheduled += schedule.recomputed
 
 
-@dataclass
+@dataclass(slots=True)
 class Schedule:
     """A write's changes to an `Order`: new done times, first positions and predecessors, units no
     longer live."""
@@ -709,7 +709,7 @@ def evaluate_unit(
     return verdicts, disputes.get(key, ()) if key is not None else ()
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     """What a write changes: new verdicts of the items re-evaluated, the events of the keys re-decided,
     and the schedule to adopt (`Order.commit`) once the write is applied."""

@@ -104,7 +104,7 @@ def scalar(value: Any) -> Any:
     return canonical_json(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Proposal:
     """An item as a writer proposes it, shape-checked; nothing about the store is known yet."""
 

@@ -227,7 +227,7 @@ def fingerprint_base(state: KnowledgeState) -> tuple[int, int] | None:
     return fingerprint.base if isinstance(fingerprint, PartialFingerprint) else None
 
 
-@dataclass
+@dataclass(slots=True)
 class RegionApplied:
     """What applying the entry's knowledge operations did, each in turn, and what it read to do it."""
 
@@ -272,7 +272,7 @@ def apply_on(state: KnowledgeState, reader: Reader, knowledge_ops: list[Entry]) 
     return RegionApplied(applied, reader.fetched, reader.reads, scheduled, expiries, fingerprints)
 
 
-@dataclass
+@dataclass(slots=True)
 class RegionPlanned:
     """What a planner drafted on what it read, and what it read to do it."""
 

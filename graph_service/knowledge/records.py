@@ -19,7 +19,7 @@ from graph_service.knowledge.rules import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Asserted:
     """One assertion of an item as journalled, and the position it was retracted at (if it was)."""
 
@@ -31,7 +31,7 @@ class Asserted:
 FLAG_KINDS: tuple[str, ...] = ("scope", "ids", "key", "reconfirm")
 
 
-@dataclass
+@dataclass(slots=True)
 class FlagRecord:
     """A staleness flag: what it covers, why, and whether it is still pending."""
 
@@ -62,7 +62,7 @@ class FlagRecord:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class ItemRecord:
     """Everything the store keeps about one item (by content id)."""
 

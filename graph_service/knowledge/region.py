@@ -30,7 +30,7 @@ class RegionUnknown(LookupError):
     """The entry's rules read items it does not name (see the module's docstring): no region to read."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RegionStart:
     """What an entry names: items, keys (every item on them) and flags (every item they cover)."""
 

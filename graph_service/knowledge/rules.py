@@ -24,7 +24,7 @@ from graph_service.knowledge.items import BEHAVIOUR_KINDS, CONFIRMING_SOURCES, P
 _PENDING = "pending"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LiveAssertion:
     """One live (not retracted) assertion of an item, as the rules read it."""
 
@@ -42,7 +42,7 @@ class LiveAssertion:
         return RANKS.get(self.source, 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PendingFlag:
     """A pending flag covering an item: its id, the journal position it was raised at, and why."""
 
@@ -51,7 +51,7 @@ class PendingFlag:
     why: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemFacts:
     """Everything the rules read about one item."""
 
@@ -66,7 +66,7 @@ class ItemFacts:
     flags: tuple[PendingFlag, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemVerdict:
     """What the rules conclude about one item."""
 
@@ -78,7 +78,7 @@ class ItemVerdict:
     expires_at: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DisputeEvent:
     """One dispute on a key: opened at a journal position; one question to a person per event."""
 
@@ -94,7 +94,7 @@ class DisputeEvent:
         return self.closed_at is None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Resolution:
     """A person's answer to a dispute on a key: `value` wins from journal position `seq`."""
 
@@ -102,7 +102,7 @@ class Resolution:
     value: str
 
 
-@dataclass
+@dataclass(slots=True)
 class _Walk:
     standing: dict[str, int] = field(default_factory=dict)
     opened_at: int | None = None

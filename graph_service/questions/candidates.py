@@ -36,7 +36,7 @@ def _count(value: object, field: str) -> int:
     return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """One node a question can be asked about, as the store sees it after the write.
 
@@ -87,7 +87,7 @@ class Candidate:
         return TARGET_LABELS[self.kind]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Score:
     """Why a candidate ranks where it does: the materiality breakdown, then age, then id."""
 

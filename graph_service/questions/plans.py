@@ -57,7 +57,7 @@ def plan_declare(
     return draft
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NextQuestion:
     """The selection, the entry to append (None: nothing to write), and the open question it found.
 

@@ -25,7 +25,7 @@ NOT_QUESTION_BEARING = "not_question_bearing"
 REJECTION_REASONS: tuple[str, ...] = (MISSING, RESOLVED, NOT_QUESTION_BEARING)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Selection:
     """The next question and how it was chosen.
 

@@ -36,7 +36,7 @@ ANSWER_QUESTION = "question.answer"
 OPS: tuple[str, ...] = (DECLARE_UNKNOWN, ASK_QUESTION, ANSWER_QUESTION)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UnknownRecord:
     """A declared unknown: what is not known (`factor`, `text`), where, and what it bears on."""
 
@@ -53,7 +53,7 @@ class UnknownRecord:
     answered_at: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuestionRecord:
     """A question put to a person about one target, and its answer once given."""
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EvidenceSpec:
     """What a factual assertion hands to the belief layer: one row for one proposition."""
 
@@ -25,7 +25,7 @@ class EvidenceSpec:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AssertionDraft:
     """The interpretation of one claim. `core` is the proposition without its negation words, so
     a contradiction detector can compare two claims of opposite polarity."""

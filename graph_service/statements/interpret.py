@@ -30,7 +30,7 @@ from graph_service.statements.text import (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Reading:
     """A reading under construction."""
 

@@ -16,7 +16,7 @@ from graph_service.stream.rows import check_kind, check_magnitude, check_subject
 from graph_service.stream.weights import WeightTable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedRow:
     """A row a boundary will write, before the journal gives it an id."""
 
@@ -27,7 +27,7 @@ class PlannedRow:
     first: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Transfer:
     """Something moved between the observer and a subject: a kind with a positive magnitude."""
 

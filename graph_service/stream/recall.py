@@ -21,7 +21,7 @@ DEFAULT_W_RECENCY: Final = 1.0
 DEFAULT_W_IMPORTANCE: Final = 1.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Recalled:
     """One ranked row with every term of its score shown."""
 

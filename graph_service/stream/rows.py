@@ -23,7 +23,7 @@ def observation_id(seq: int, slot: int) -> str:
     return f"obs-{seq}-{slot}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observation:
     """One append-only stream row. `seq` and `slot` are where it was written (its order)."""
 

@@ -63,7 +63,7 @@ OP_PRESENCE: Final = "stream.presence"
 OPS: Final = (OP_DECLARE, OP_OBSERVE, OP_PRESENCE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observer:
     """An actor that keeps a stream. `declared` is False for one created by its first row."""
 

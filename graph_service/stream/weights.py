@@ -18,7 +18,7 @@ MAX_WEIGHT: Final = 10
 MagnitudeRule = Literal["zero", "positive"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KindRule:
     """One observation kind: its base weight and what its magnitude must be."""
 
@@ -32,7 +32,7 @@ class KindRule:
             raise ValueError("a kind's magnitude rule must be 'zero' or 'positive'")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Weighing:
     """The weight of one row and how it was reached (for display and for the journal)."""
 
@@ -52,7 +52,7 @@ def _default_kinds() -> Mapping[str, KindRule]:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WeightTable:
     """Kinds with their base weights, the novelty bonus and the magnitude bands.
 
