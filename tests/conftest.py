@@ -120,7 +120,8 @@ def graph(backend: Backend) -> Iterator[GraphPort]:
 
 # --- the storage contract: every named query runs on every backend ----------------------------------
 
-PER_BACKEND_FILES = {"falkordb": {"schema_falkordb"}, "neo4j": {"schema_neo4j", "await_indexes_neo4j"}}
+PER_BACKEND_FILES = {"falkordb": {"schema_falkordb"},
+                     "neo4j": {"schema_neo4j", "await_indexes_neo4j", "schema_online_neo4j"}}
 EXECUTED: dict[str, set[str]] = {"falkordb": set(), "neo4j": set()}
 
 
