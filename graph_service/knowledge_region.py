@@ -87,7 +87,8 @@ def region_members(graph: GraphPort, knowledge_ops: Iterable[tuple[str, Mapping[
     start = entry_region_start(knowledge_ops)
     seeds = set(start.items)
     if start.keys:
-        seeds |= {r["id"] for r in graph.run("items_on_keys_upto", {"keys": sorted(start.keys), "upto": upto})}
+        asked = {"keys": sorted(start.keys)}
+        seeds |= {r["id"] for r in graph.run("items_on_keys_upto", {"asked": asked, "upto": upto})}
     if start.flags:
         for row in graph.run("flag_covered_items_upto", {"flags": sorted(start.flags), "upto": upto}):
             if row["since_seq"] is None:
@@ -235,7 +236,7 @@ class PartsFromGraph:
         if not wanted:
             return
         on_keys: dict[Any, set[str]] = {k: set() for k in wanted}
-        for row in self.graph.run("items_on_keys_upto", {"upto": self.upto, "keys": wanted}):
+        for row in self.graph.run("items_on_keys_upto", {"upto": self.upto, "asked": {"keys": wanted}}):
             on_keys[row["key"]].add(row["id"])
         for key, on_key in on_keys.items():
             self._read[(ON_KEY, key)] = on_key
@@ -253,7 +254,7 @@ class PartsFromGraph:
         which is kept for when they ask: as each part's own statement would give it."""
         if not ids:
             return
-        rows = self.graph.run("item_reads_upto", {"upto": self.upto, "ids": ids,
+        rows = self.graph.run("item_reads_upto", {"upto": self.upto, "asked": {"ids": ids},
                                                   "payload_ops": list(ASSERTION_OPS),
                                                   "resolution_ops": list(RESOLUTION_OPS)})
         by_id = {row["id"]: row for row in rows}

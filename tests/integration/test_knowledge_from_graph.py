@@ -478,7 +478,7 @@ def test_an_addition_on_premises_reads_its_items_in_one_statement_and_none_it_do
 
         def recorded(name: str, params: dict[str, Any] | None = None) -> Any:
             if name == "item_reads_upto":
-                reads.append(list((params or {})["ids"]))
+                reads.append(list((params or {})["asked"]["ids"]))
             return run(name, params)
 
         monkeypatch.setattr(service.graph, "run", recorded)
