@@ -1,7 +1,7 @@
 // One level of a belief upstream walk: the evidence rows bearing on each belief in the frontier.
 // The node is found by its id first (`WITH`): FalkorDB otherwise scans every Evidence node for the
 // `NOT e.retracted` filter before it joins.
-UNWIND $frontier AS fid
+UNWIND $asked.frontier AS fid
 MATCH (b:Belief {id: fid})
 WITH b
 MATCH (e:Evidence)-[:BEARS_ON]->(b)

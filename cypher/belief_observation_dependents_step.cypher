@@ -1,7 +1,7 @@
 // One level of a belief dependents walk: the evidence rows rooted in each Observation of the frontier.
 // The node is found by its id first (`WITH`): FalkorDB otherwise scans every Evidence node for the
 // `NOT e.retracted` filter before it joins.
-UNWIND $frontier AS fid
+UNWIND $asked.frontier AS fid
 MATCH (r:Observation {id: fid})
 WITH r
 MATCH (e:Evidence)-[:ROOTED_IN]->(r)

@@ -1,4 +1,4 @@
 // One level of a belief upstream walk: the Item nodes each evidence row in the frontier is rooted in.
-UNWIND $frontier AS fid
+UNWIND $asked.frontier AS fid
 MATCH (e:Evidence {id: fid})-[:ROOTED_IN]->(r:Item)
 RETURN DISTINCT e.id AS via, r.id AS id

@@ -1,7 +1,7 @@
 // Same-key competitors of every item in the frontier (one value per (scope, s, r) at a time).
 // The key is bound first (`WITH`): FalkorDB scans every Item for `{key: i.key}` written in place,
 // and looks `{key: k}` up in the key's index.
-UNWIND $frontier AS fid
+UNWIND $asked.frontier AS fid
 MATCH (i:Item {id: fid})
 WHERE i.key IS NOT NULL
 WITH i, i.key AS k

@@ -2,7 +2,7 @@
 // was first written at (its learned_at; the caller keeps those up to $upto).
 // The key is bound first (`WITH`): FalkorDB scans every Item for `{key: i.key}` written in place,
 // and looks `{key: k}` up in the key's index.
-UNWIND $frontier AS fid
+UNWIND $asked.frontier AS fid
 MATCH (i:Item {id: fid})
 WHERE i.key IS NOT NULL
 WITH i, i.key AS k

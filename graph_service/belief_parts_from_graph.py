@@ -94,7 +94,7 @@ class BeliefPartsFromGraph:
 
     def _rows_on(self, kind: str, roots: list[str]) -> None:
         """The rows resting on these roots (BY_ROOT), in the order they were made."""
-        by_root = self._rows(self.graph.run(ROOT_STEPS[kind], {"frontier": roots, "upto": self.upto}))
+        by_root = self._rows(self.graph.run(ROOT_STEPS[kind], {"asked": {"frontier": roots}, "upto": self.upto}))
         for root in roots:
             rows = sorted(by_root.get(root, ()), key=lambda r: creation_order(r.id))
             for row in rows:
@@ -111,7 +111,8 @@ class BeliefPartsFromGraph:
         for row in self.graph.run("belief_histories_upto", params):
             if row["label"] == "Belief":
                 writes[row["id"]].append(row)
-        own = self._rows(self.graph.run("belief_evidence_step_upto", {"frontier": wanted, "upto": self.upto}))
+        asked = {"frontier": wanted}
+        own = self._rows(self.graph.run("belief_evidence_step_upto", {"asked": asked, "upto": self.upto}))
         self._rows_on("belief", wanted)
         edges: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         for edge in self.graph.run("belief_contradictions", {"ids": wanted}):

@@ -43,7 +43,7 @@ class StreamParts(KeyedParts):
         "observations": ("observation",)}
 
     def _fetch(self, wanted: Needs) -> dict[tuple[str, str], Any]:
-        rows = self.graph.run("stream_parts", {need: wanted.get(need, []) for need in self.NEEDS})
+        rows = self.graph.run("stream_parts", {"asked": {need: wanted.get(need, []) for need in self.NEEDS}})
         found: dict[tuple[str, str], Any] = {}
         for row in rows:
             part, key, value = row["part"], row["key"], row["value"]

@@ -71,7 +71,7 @@ class GraphTargets:
             if missing:
                 for item_id in missing:
                     self._derived_from[item_id] = set()
-                for row in self.graph.run("item_dependents_step", {"frontier": missing}):
+                for row in self.graph.run("item_dependents_step", {"asked": {"frontier": missing}}):
                     self._derived_from[row["via"]].add(row["id"])
             frontier = sorted({d for i in frontier for d in self._derived_from[i]} - seen)
             seen.update(frontier)

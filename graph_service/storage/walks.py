@@ -29,8 +29,9 @@ def walk(graph: GraphPort, start: Iterable[str], steps: Sequence[tuple[str, str]
          keep: Callable[[Row], bool] | None = None) -> list[Reached]:
     """Breadth-first from `start` over the step queries given as (query name, step label).
 
-    Each step query takes `$frontier` (ids) and returns rows `{via, id}`. The start nodes are not
-    listed; every other node appears once, at the depth it was first reached (ties by query order).
+    Each step query takes `$asked.frontier` (ids, in a map: see cypher/item_reads_upto) and returns rows
+    `{via, id}`. The start nodes are not listed; every other node appears once, at the depth it was first
+    reached (ties by query order).
     `upto`: the walk as of that journal position, over `as_of_steps` whose rows also say `since`, the
     position that wrote the edge (they are given `$upto` too); later ones are left out, and
     HistoryMissing is raised for an edge written before the store kept it.
@@ -46,7 +47,7 @@ def walk(graph: GraphPort, start: Iterable[str], steps: Sequence[tuple[str, str]
         depth += 1
         next_frontier: list[str] = []
         for query, label in steps:
-            for row in graph.run(query, params | {"frontier": frontier}):
+            for row in graph.run(query, params | {"asked": {"frontier": frontier}}):
                 if upto is not None:
                     if row["since"] is None:
                         raise HistoryMissing(upto)
