@@ -113,8 +113,11 @@ class Neo4jGraph:
         not retry: two services starting at once on a new store deadlock on the schema locks (found on Neo4j
         5.26), so a transient failure is retried here until `timeout`.
         """
-        if self.schema_online():
-            return
+        try:
+            if self.schema_online():
+                return
+        except ClientError as exc:  # a user who may not list indexes (SHOW INDEX privilege): set it up as before
+            log.info("the schema could not be checked (%s); setting it up", exc.code)
         with self._driver.session(database=self._database) as session:
             for statement in queries.statements("schema_neo4j"):
                 try:

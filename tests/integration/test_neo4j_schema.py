@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from neo4j import Session
+from neo4j.exceptions import ClientError
 
 from graph_service.storage import neo4j_adapter, queries
 from graph_service.storage.neo4j_adapter import Neo4jGraph, declared_schema_names
@@ -59,5 +60,26 @@ def test_a_missing_index_or_constraint_is_set_up_again(neo4j_backend: Backend) -
         graph.setup_schema()
         assert graph.schema_online()
         assert set(declared_schema_names()) <= _index_names(neo4j_backend, graph)
+    finally:
+        graph.close()
+
+
+def test_a_schema_that_cannot_be_listed_is_set_up_as_before(neo4j_backend: Backend,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = neo4j_backend.open_graph()
+    try:
+        assert isinstance(graph, Neo4jGraph)
+        graph.setup_schema()
+        neo4j_backend.raw(graph, "DROP INDEX belief_confidence")
+        run = graph.run
+
+        def forbidden(name: str, params: dict[str, Any] | None = None) -> Any:
+            if name == "schema_online_neo4j":
+                raise ClientError("Permission denied: SHOW INDEX")
+            return run(name, params)
+
+        monkeypatch.setattr(graph, "run", forbidden)
+        graph.setup_schema()
+        assert "belief_confidence" in _index_names(neo4j_backend, graph)
     finally:
         graph.close()
