@@ -154,21 +154,20 @@ class BeliefsFromGraph:
         self.applied += 1
         self._run_applied += 1
 
-    def sums(self, before: tuple[int, int], after: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
-        """The layer's running sums before and after an entry whose scratch state moved its own sum (what the
+    def sums(self, seq: int, before: tuple[int, int],
+             after: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The layer's running sums before and after entry `seq`, whose scratch state moved its own sum (what the
         entries on it changed, from nothing) from `before` to `after`: the store's sum at the state's position,
-        read once (one lookup), plus each."""
+        read once (one lookup), plus each. The sum after it is kept for `sum_as_of`."""
         if self._base is None:
             self._base = kept_sum_upto(self.graph, BELIEFS_FINGERPRINT, self._since)
-        return moved_by(self._base, before), moved_by(self._base, after)
-
-    def moved_sum(self, seq: int, after: tuple[int, int]) -> None:
-        """Entry `seq`, applied here, left the layer's running sum at `after` (the store's: `sums`)."""
-        self._sum_after = seq, after
+        store_before, store_after = moved_by(self._base, before), moved_by(self._base, after)
+        self._sum_after = seq, store_after
+        return store_before, store_after
 
     def sum_as_of(self, upto: int) -> tuple[int, int]:
         """The layer's running sum as of position `upto`: known with no statement when the entry there was applied
-        here and moved it (`moved_sum`); else read (one lookup, or the node's history when a later entry moved it).
+        here and moved it (`sums`); else read (one lookup, or the node's history when a later entry moved it).
         Only that very position: an entry after it that this process took as the graph holds it, without applying
         it, may have moved the sum."""
         known = self._sum_after
