@@ -106,11 +106,8 @@ class BeliefPartsFromGraph:
         wanted = sorted(set(ids) - set(self._parts[BELIEFS]))
         if not wanted:
             return
-        params = {"ids": wanted, "upto": self.upto}
-        writes: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in self.graph.run("belief_histories_upto", params):
-            if row["label"] == "Belief":
-                writes[row["id"]].append(row)
+        found = {row["id"]: row for row in self.graph.run("belief_states_upto", {"asked": {"ids": wanted},
+                                                                                  "upto": self.upto})}
         asked = {"frontier": wanted}
         own = self._rows(self.graph.run("belief_evidence_step_upto", {"asked": asked, "upto": self.upto}))
         self._rows_on("belief", wanted)
@@ -121,7 +118,7 @@ class BeliefPartsFromGraph:
             if edge["since"] <= self.upto:
                 edges[edge["belief"]].append(edge)
         for belief_id in wanted:
-            props = props_then(writes.get(belief_id, ()), self.upto)
+            props = _belief_then(found.get(belief_id), self.upto)
             if props is None:  # not written by `upto`
                 for part in (BELIEFS, TALLIES, PARTNERS):
                     self._put(part, belief_id, None)
@@ -136,3 +133,13 @@ class BeliefPartsFromGraph:
             self._put(PARTNERS, belief_id, partners)
             for key, link in links.items():
                 self._put(LINKS, key, link)
+
+
+def _belief_then(row: Mapping[str, Any] | None, upto: int) -> dict[str, Any] | None:
+    """A belief's properties as of `upto` from its `belief_states_upto` row: the node's own when nothing past `upto`
+    wrote it, else its writes folded; None when nothing had written it by then (or there is no such node)."""
+    if row is None:
+        return None
+    if row["now"] is not None:
+        return dict(row["now"])
+    return props_then(row["writes"], upto)
