@@ -57,6 +57,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.service_shape --sizes 10000 100000
 	$(BIN)/python -m benchmarks.time_travel --entries 10000
 	$(BIN)/python -m benchmarks.knowledge_in_graph --sizes 10000 30000
+	$(BIN)/python -m benchmarks.store_growth_writes --sizes 10000 40000
 
 schema: $(STAMP)
 	$(BIN)/python tools/export_schema.py
