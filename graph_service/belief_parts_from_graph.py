@@ -29,8 +29,10 @@ from graph_service.beliefs.partial import (
     links_of,
     row_of_props,
     tallies_of,
+    tallies_of_counts,
 )
 from graph_service.beliefs.records import EvidenceRow
+from graph_service.beliefs.vocabulary import ORIGIN_CONTRADICTION
 from graph_service.history import HistoryMissing
 from graph_service.storage.port import GraphPort
 
@@ -102,14 +104,27 @@ class BeliefPartsFromGraph:
             self._put(BY_ROOT, (kind, root), [r.id for r in rows])
 
     def read_beliefs(self, ids: Iterable[str]) -> None:
-        """Read those of these beliefs not read yet, each with what settling it reads, in four statements."""
+        """Read those of these beliefs not read yet, each with what settling it reads, in four statements, and two
+        more for those written past `upto` (a writer's entry landing meanwhile, or a read of the past): a belief
+        nothing past `upto` wrote comes as it is now, with its live rows counted by family (its tallies) and its
+        counter rows, not with every row bearing on it (beliefs_counted_now, then belief_last_writes); one written
+        past it comes as it was then, with every row folded from their histories."""
         wanted = sorted(set(ids) - set(self._parts[BELIEFS]))
         if not wanted:
             return
-        found = {row["id"]: row for row in self.graph.run("belief_states_upto", {"asked": {"ids": wanted},
-                                                                                  "upto": self.upto})}
-        asked = {"frontier": wanted}
-        own = self._rows(self.graph.run("belief_evidence_step_upto", {"asked": asked, "upto": self.upto}))
+        asked = {"ids": wanted}
+        now = {row["id"]: row for row in self.graph.run("beliefs_counted_now", {
+            "asked": asked, "counter_origin": ORIGIN_CONTRADICTION})}
+        last = {row["id"]: row["last"] for row in self.graph.run("belief_last_writes", {"asked": asked})}
+        folded = [b for b in wanted if b in now and (last.get(b) is None or last[b] > self.upto)]
+        writes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        own: dict[str, list[EvidenceRow]] = {}
+        if folded:
+            for row in self.graph.run("belief_histories_upto", {"ids": folded, "upto": self.upto}):
+                if row["label"] == "Belief":
+                    writes[row["id"]].append(row)
+            own = self._rows(self.graph.run("belief_evidence_step_upto", {"asked": {"frontier": folded},
+                                                                          "upto": self.upto}))
         self._rows_on("belief", wanted)
         edges: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         for edge in self.graph.run("belief_contradictions", {"ids": wanted}):
@@ -118,16 +133,23 @@ class BeliefPartsFromGraph:
             if edge["since"] <= self.upto:
                 edges[edge["belief"]].append(edge)
         for belief_id in wanted:
-            props = _belief_then(found.get(belief_id), self.upto)
+            counted = now.get(belief_id) if belief_id not in folded else None
+            props = dict(counted["now"]) if counted is not None else props_then(writes.get(belief_id, ()), self.upto)
             if props is None:  # not written by `upto`
                 for part in (BELIEFS, TALLIES, PARTNERS):
                     self._put(part, belief_id, None)
                 continue
-            rows = own.get(belief_id, [])
+            if counted is None:
+                rows = own.get(belief_id, [])
+                tallies = tallies_of(rows)
+            else:
+                rows = [_row_then(row_writes, self.upto) for row_writes in counted["counters"]]
+                tallies = tallies_of_counts((_row_then(group["writes"], self.upto), group["rows"])
+                                            for group in counted["live"])
             for row in rows:
                 self._put(ROWS, row.id, row)
-            self._put(BELIEFS, belief_id, belief_of_props(props, rows))
-            self._put(TALLIES, belief_id, tallies_of(rows))
+            self._put(BELIEFS, belief_id, belief_of_props(props, rows, tallies))
+            self._put(TALLIES, belief_id, tallies)
             partners, links = links_of(belief_id, rows, self._rows_resting_on(("belief", belief_id)),
                                        edges.get(belief_id, ()))
             self._put(PARTNERS, belief_id, partners)
@@ -135,11 +157,9 @@ class BeliefPartsFromGraph:
                 self._put(LINKS, key, link)
 
 
-def _belief_then(row: Mapping[str, Any] | None, upto: int) -> dict[str, Any] | None:
-    """A belief's properties as of `upto` from its `belief_states_upto` row: the node's own when nothing past `upto`
-    wrote it, else its writes folded; None when nothing had written it by then (or there is no such node)."""
-    if row is None:
-        return None
-    if row["now"] is not None:
-        return dict(row["now"])
-    return props_then(row["writes"], upto)
+def _row_then(writes: Iterable[Mapping[str, Any]], upto: int) -> EvidenceRow:
+    """A row's record from its writes (all of them at or before `upto`); HistoryMissing when they do not say it."""
+    props = props_then(writes, upto)
+    if props is None:
+        raise HistoryMissing(upto)
+    return row_of_props(props)

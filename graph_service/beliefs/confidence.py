@@ -158,11 +158,14 @@ class FamilyTally:
     def empty(self) -> bool:
         return not self.primary and not self.derived
 
-    def add(self, value: float, *, primary: bool, legacy: bool = False) -> None:
-        bisect.insort(self.primary if primary else self.derived, value)
+    def add(self, value: float, *, primary: bool, legacy: bool = False, times: int = 1) -> None:
+        """Count `times` live rows of this value (as many single adds would, in one step)."""
+        values = self.primary if primary else self.derived
+        at = bisect.bisect_right(values, value)
+        values[at:at] = [value] * times
         if primary:
-            self.primary_sum += Fraction(value)
-        self.legacy_rows += legacy
+            self.primary_sum += Fraction(value) * times
+        self.legacy_rows += legacy * times
 
     def remove(self, value: float, *, primary: bool, legacy: bool = False) -> None:
         """Forget one live row with this value; ValueError if the tally holds none."""

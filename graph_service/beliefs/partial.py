@@ -62,16 +62,30 @@ def tallies_of(rows: Iterable[EvidenceRow]) -> dict[FamilyKey, FamilyTally]:
     return tallies
 
 
-def belief_of_props(props: Mapping[str, Any], rows: Iterable[EvidenceRow]) -> Belief:
+def tallies_of_counts(groups: Iterable[tuple[EvidenceRow, int]]) -> dict[FamilyKey, FamilyTally]:
+    """The family tallies of a belief's live rows from one row of each set of them that share what the arithmetic
+    reads (EvidenceRow.as_value), with how many rows share it: the tallies `tallies_of` makes of every row."""
+    tallies: dict[FamilyKey, FamilyTally] = {}
+    for row, count in groups:
+        value = row.as_value()
+        tallies.setdefault((row.direction, row.family), FamilyTally()).add(
+            value.value, primary=value.primary, legacy=value.legacy, times=count)
+    return tallies
+
+
+def belief_of_props(props: Mapping[str, Any], rows: Iterable[EvidenceRow],
+                    tallies: Mapping[FamilyKey, FamilyTally] | None = None) -> Belief:
     """A belief's record from its Belief node's properties (Belief.node_props) and every row bearing on it:
     its breakdown re-assessed from the live rows' tallies (what the layer's own keeps), its rows in the order
-    they were made."""
+    they were made. Given the `tallies` (tallies_of_counts), the rows need not be all of them: the record's
+    `evidence` then lists only those given (see Belief.evidence)."""
     kept = sorted(rows, key=lambda r: creation_order(r.id))
     return Belief(
         id=props["id"], proposition=props["proposition"], subject=props.get("subject"),
         epistemic_kind=props["epistemic_kind"], signature=signature(props["proposition"]),
         created_seq=props["created_seq"], created_by=props["created_by"],
-        breakdown=assess_tallies(props["epistemic_kind"], tallies_of(kept)), status=props["status"],
+        breakdown=assess_tallies(props["epistemic_kind"], tallies_of(kept) if tallies is None else tallies),
+        status=props["status"],
         entity=props.get("entity"), version=props.get("version", 0), pinned=props.get("pinned_status"),
         superseded_by=props.get("superseded_by"), updated_seq=props.get("updated_seq", 0),
         origin=props.get("origin", "client"), evidence=[r.id for r in kept])

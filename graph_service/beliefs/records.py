@@ -91,6 +91,10 @@ class Belief:
     superseded_by: str | None = None
     updated_seq: int = 0
     origin: str = "client"
+    # Its rows' ids in the order they were made, as the layer held in memory keeps them (prov reads them). A record
+    # read from the graph for a write (beliefs.partial.belief_of_props with tallies) holds only the rows it was
+    # given and those the write adds: no rule reads the list, and reading every row of a belief that collects
+    # evidence is what a write must not do.
     evidence: list[str] = field(default_factory=list)
 
     @property
