@@ -1,11 +1,14 @@
 """What the belief layer's cascade reads (graph_service.beliefs.partial), read from the graph as of a position:
 the state a write or an `impact` that holds no copy of the store runs the cascade on.
 
-Every record is folded from its node's history up to the position (graph_service.history: the WROTE edges'
-changes), so what is read is the store as the journal left it there, whatever is written meanwhile. A
-belief is read with its rows, the rows resting on it and its contradiction links (four indexed statements
-for a batch of beliefs); a root's rows are read with their beliefs. A link's `active` flag is the edge's
-now (an edge keeps no history of its properties): the cascade reads a link only through its counter rows,
+What is read is the store as the journal left it at the position, whatever is written meanwhile: a belief nothing
+past the position wrote is read as its node and rows are now (every change of a row writes its belief in the same
+entry), with its live rows counted by what the confidence arithmetic reads of them, not one by one, as a belief
+that collects evidence has rows in proportion to the store; any other record is folded from its node's history up
+to the position (graph_service.history: the WROTE edges' changes). A belief is read with its tallies, its counter
+rows, the rows resting on it and its contradiction links (four indexed statements for a batch of beliefs, two more
+for those folded, which come with every row); a root's rows are read with their beliefs. A link's `active` flag is
+the edge's now (an edge keeps no history of its properties): the cascade reads a link only through its counter rows,
 and a withdrawn link's rows were retracted with it for good (BeliefState.unlink; only a row resting on an
 item comes back), so the flag does not change what a cascade does at any position.
 """
@@ -52,7 +55,8 @@ class BeliefPartsFromGraph:
 
     def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:
         """What the layer holds at `key` of `part` (None: nothing there), with what the cascade reads next:
-        with a belief its rows, tallies, links and the rows resting on it; with a root's rows their beliefs.
+        with a belief its tallies, counter rows, links and the rows resting on it (read_beliefs); with a root's rows
+        their beliefs.
         Only what this read brought is sent (a row is sent with its belief or its root: alone, NeedMore)."""
         self._sent = defaultdict(dict)
         if part in self._parts and key in self._parts[part]:

@@ -6,8 +6,10 @@ What the cascade reads, each part fetched whole for the key asked (graph_service
 - the rows resting on a root (`BY_ROOT`, keyed by (root kind, root id)), each row's record (`ROWS`);
 - a belief's record (`BELIEFS`), the family tallies of its live rows (`TALLIES`, what re-assessing it reads),
   its contradiction partners (`PARTNERS`) and each link (`LINKS`, keyed as BeliefState keys them).
-A source sends with a belief its rows, its tallies, its links and the rows resting on it (what settling it
-reads next), and with a root's rows their beliefs, so a cascade reads about one round trip a level.
+A source sends with a belief its tallies, its links, the rows resting on it and those of its own rows the links
+read (what settling it reads next; its other rows only where it has them at hand, as a belief that collects
+evidence has rows in proportion to the store), and with a root's rows their beliefs, so a cascade reads about one
+round trip a level.
 
 Nothing else of the layer is read by the cascade (the text and pattern indexes, the entities, the refusals):
 those maps have no reader, and reading them raises NeedMore, so a caller learns at once that an operation

@@ -16,7 +16,7 @@ import pytest
 from graph_service import beliefs_from_graph
 from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
-from graph_service.beliefs.partial import BY_ROOT
+from graph_service.beliefs.partial import BELIEFS, BY_ROOT, PARTNERS, TALLIES
 from graph_service.beliefs.partial_write import SIMILAR_BELIEFS, similar_key, write_state
 from graph_service.beliefs.state import OPS, BeliefState
 from graph_service.beliefs.text import signature
@@ -300,3 +300,53 @@ def test_consecutive_belief_writes_read_the_layers_running_sum_once_and_again_af
         assert first.fingerprints() == replay(entries).fingerprints()
         report = first.verify()
         assert report.ok, (report.chain, report.projection_difference)
+
+
+def test_a_belief_of_many_rows_is_read_with_its_rows_counted_and_as_of_its_past_with_them_folded(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A belief that collects evidence: a write on it reads its live rows counted by their numbers
+    # (beliefs_counted_now), not each row with its history (belief_evidence_step_upto), which grow with the store; a
+    # read as of a position before its last write folds its rows' histories instead. Either way the record, its
+    # tallies and its contradiction links are the whole layer's at that position.
+    service = Service.open(backend.settings())
+    try:
+        def write(op: str, payload: dict[str, Any]) -> Any:
+            return service.journal.write("ann", lambda: service.plan_beliefs(op, payload))
+
+        hot = write("belief.create", {"proposition": "the pump is hot", "subject": "pump",
+                                      "evidence": [{"weight": 0.6, "family": "f0"}]}).result["created"][0]
+        rows = [write("evidence.add", {"belief": hot, "weight": (0.3, 0.5, 1 / 3)[n % 3], "family": f"f{n % 4}",
+                                       "direction": "against" if n % 5 == 0 else "for"}).result["evidence"][0]
+                for n in range(30)]
+        cold = write("belief.create", {"proposition": "the pump is not hot", "subject": "pump",
+                                       "evidence": [{"weight": 0.7, "family": "f9"}]})
+        assert any(e["event"] == "contradiction_detected" for e in cold.result["events"])
+        for row in rows[::4]:
+            write("evidence.retract", {"evidence": row})
+        past = service.journal.seq
+        for n in range(6):
+            write("evidence.add", {"belief": hot, "weight": 0.5, "family": f"f{n % 2}"})
+        ran = statements_recorded(service, monkeypatch)
+        names = names_while(ran, lambda: write("evidence.add", {"belief": hot, "weight": 0.5, "family": "f1"}))
+        assert "beliefs_counted_now" in names and "belief_evidence_step_upto" not in names, names
+
+        beliefs = [hot, cold.result["created"][0]]
+        entries = list(service.journal.entries_after(0))
+        for upto, read in ((service.journal.seq, "beliefs_counted_now"), (past, "belief_evidence_step_upto")):
+            whole = replay(entries[:upto]).beliefs
+            source = BeliefWritePartsFromGraph(service.graph, upto)
+            assert read in names_while(ran, lambda source=source: source.read_beliefs(beliefs))
+            for belief in beliefs:
+                record, expected = source._parts[BELIEFS][belief], whole.beliefs[belief]
+                assert (record.breakdown, record.status, record.version) == \
+                    (expected.breakdown, expected.status, expected.version), (upto, belief)
+                tallies = {key: (t.primary, t.derived, t.primary_sum, t.legacy_rows)
+                           for key, t in source._parts[TALLIES][belief].items()}
+                assert tallies == {key: (t.primary, t.derived, t.primary_sum, t.legacy_rows)
+                                   for key, t in whole._tallies[belief].items()}, (upto, belief)
+                assert source._parts[PARTNERS][belief] == whole._partners.get(belief, {}), (upto, belief)
+        assert service.fingerprints() == replay(entries).fingerprints()
+        report = service.verify()
+        assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()

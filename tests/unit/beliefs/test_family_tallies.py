@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 
 from graph_service.beliefs import assess
 from graph_service.beliefs.confidence import REPEAT_CAP, REPEAT_SHARE, FamilyTally, family_contribution
+from graph_service.beliefs.partial import tallies_of, tallies_of_counts
+from graph_service.beliefs.records import EvidenceRow
 from graph_service.errors import UserError
 
 from .harness import Harness, row
@@ -139,3 +142,26 @@ def test_a_counter_row_reweighed_moves_its_tally() -> None:
     h.do("evidence.add", {"belief": a, **row(0.9, "sensor:s1")})
     assert counter.weight != first  # the run reached the re-weighing it is about
     assert_every_belief_is_its_rows_from_scratch(h)
+
+
+@given(st.lists(st.tuples(st.sampled_from((0.1, 0.3, 0.7, 1.0 / 3)), st.sampled_from(("f", "g")),
+                          st.sampled_from(("direct", "inference")), st.sampled_from(("recorded", "legacy_unknown")),
+                          st.sampled_from(("for", "against"))), min_size=0, max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_a_belief_s_rows_counted_by_their_numbers_give_the_tallies_of_the_rows_themselves(
+        rows: list[tuple[float, str, str, str, str]]) -> None:
+    # What a write reads of a belief that collects evidence (beliefs_counted_now): one row of each set of live rows
+    # sharing what the arithmetic reads, and how many share it; the tallies made of that are the rows' own.
+    made = [EvidenceRow(id=f"e{n}.1", belief="b1.1", direction=direction, weight=weight, credibility=0.9,
+                        derivation=derivation, family=family, provenance_status=provenance, root_kind=None,
+                        root_ids=(), origin="client", created_seq=n)
+            for n, (weight, family, derivation, provenance, direction) in enumerate(rows, start=1)]
+    counted = Counter(row.as_value() for row in made)
+    first = {value: next(row for row in made if row.as_value() == value) for value in counted}
+    by_counts = tallies_of_counts((first[value], count) for value, count in counted.items())
+    by_rows = tallies_of(made)
+    assert by_counts.keys() == by_rows.keys()
+    for key, tally in by_rows.items():
+        other = by_counts[key]
+        assert (other.primary, other.derived, other.primary_sum, other.legacy_rows) == \
+            (tally.primary, tally.derived, tally.primary_sum, tally.legacy_rows)
