@@ -121,6 +121,7 @@ class BeliefPartsFromGraph:
             "asked": asked, "counter_origin": ORIGIN_CONTRADICTION})}
         last = {row["id"]: row["last"] for row in self.graph.run("belief_last_writes", {"asked": asked})}
         folded = [b for b in wanted if b in now and (last.get(b) is None or last[b] > self.upto)]
+        folded_ids = set(folded)
         writes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         own: dict[str, list[EvidenceRow]] = {}
         if folded:
@@ -137,7 +138,7 @@ class BeliefPartsFromGraph:
             if edge["since"] <= self.upto:
                 edges[edge["belief"]].append(edge)
         for belief_id in wanted:
-            counted = now.get(belief_id) if belief_id not in folded else None
+            counted = None if belief_id in folded_ids else now.get(belief_id)
             props = dict(counted["now"]) if counted is not None else props_then(writes.get(belief_id, ()), self.upto)
             if props is None:  # not written by `upto`
                 for part in (BELIEFS, TALLIES, PARTNERS):

@@ -194,12 +194,17 @@ FamilyKey = tuple[str, str]
 
 def tally_rows(rows: Iterable[EvidenceValue]) -> dict[FamilyKey, FamilyTally]:
     """The family tallies of these live rows."""
+    return tally_counted((row, 1) for row in rows)
+
+
+def tally_counted(values: Iterable[tuple[EvidenceValue, int]]) -> dict[FamilyKey, FamilyTally]:
+    """The family tallies of live rows given as each value with how many rows hold it."""
     tallies: dict[FamilyKey, FamilyTally] = {}
-    for row in rows:
+    for row, count in values:
         tally = tallies.get((row.direction, row.family))
         if tally is None:
             tally = tallies[(row.direction, row.family)] = FamilyTally()
-        tally.add(row.value, primary=row.primary, legacy=row.legacy)
+        tally.add(row.value, primary=row.primary, legacy=row.legacy, times=count)
     return tallies
 
 

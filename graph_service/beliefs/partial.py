@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from graph_service.beliefs.confidence import FamilyKey, FamilyTally, assess_tallies
+from graph_service.beliefs.confidence import FamilyKey, FamilyTally, assess_tallies, tally_counted
 from graph_service.beliefs.records import Belief, ContradictionLink, EvidenceRow
 from graph_service.beliefs.state import BeliefState, _pair
 from graph_service.beliefs.text import signature
@@ -55,24 +55,13 @@ def row_of_props(props: Mapping[str, Any]) -> EvidenceRow:
 def tallies_of(rows: Iterable[EvidenceRow]) -> dict[FamilyKey, FamilyTally]:
     """The family tallies of a belief's live rows, as BeliefState keeps them (a tally is the same whichever
     order its rows came and went in: confidence.FamilyTally)."""
-    tallies: dict[FamilyKey, FamilyTally] = {}
-    for row in rows:
-        if not row.retracted:
-            value = row.as_value()
-            tallies.setdefault((row.direction, row.family), FamilyTally()).add(
-                value.value, primary=value.primary, legacy=value.legacy)
-    return tallies
+    return tally_counted((row.as_value(), 1) for row in rows if not row.retracted)
 
 
 def tallies_of_counts(groups: Iterable[tuple[EvidenceRow, int]]) -> dict[FamilyKey, FamilyTally]:
     """The family tallies of a belief's live rows from one row of each set of them that share what the arithmetic
     reads (EvidenceRow.as_value), with how many rows share it: the tallies `tallies_of` makes of every row."""
-    tallies: dict[FamilyKey, FamilyTally] = {}
-    for row, count in groups:
-        value = row.as_value()
-        tallies.setdefault((row.direction, row.family), FamilyTally()).add(
-            value.value, primary=value.primary, legacy=value.legacy, times=count)
-    return tallies
+    return tally_counted((row.as_value(), count) for row, count in groups)
 
 
 def belief_of_props(props: Mapping[str, Any], rows: Iterable[EvidenceRow],
