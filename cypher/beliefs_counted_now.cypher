@@ -2,7 +2,7 @@
 // properties (`now`), its live evidence rows counted by what the confidence arithmetic reads of them (`live`: how
 // many rows share a direction, family, weight, credibility, derivation and provenance, with the writes of one of
 // them) and its own rows of origin $counter_origin with their writes (`counters`, what its contradiction links
-// read). The caller takes them as the beliefs were at a position when `belief_last_writes`, run after this, says
+// read). The caller takes them as the beliefs were at a position when `beliefs_written_after`, run after this, says
 // nothing past it wrote them: every change of a row writes its belief in the same entry (BeliefState.touch).
 // Why: every entry that gives a belief evidence writes the belief, so its history and its rows grow with the store;
 // a statement's write on a belief of 5,018 rows and writes (the benchmark mix at 10^5 entries) read both whole.

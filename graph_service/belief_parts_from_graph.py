@@ -44,6 +44,12 @@ ROOT_STEPS = {"item": "belief_item_dependents_step_upto", "observation": "belief
               "belief": "belief_belief_dependents_step_upto"}
 
 
+# How many entries past a read's position `beliefs_written_after` looks at. A write's reads see the few entries
+# other writers landed meanwhile; a bulk load's run reads as of the position its batches in flight passed (at most
+# a few hundred entries); past this many every belief read is folded from its history, as for a read of the past.
+PAST_ENTRIES_LOOKED_AT = 1024
+
+
 class BeliefPartsFromGraph:
     """The parts of the belief layer as of position `upto` that beliefs.partial asks for, read from the graph's
     history (`answer`, a partial_reads.Answer). Each part is read once and kept."""
@@ -111,7 +117,7 @@ class BeliefPartsFromGraph:
         """Read those of these beliefs not read yet, each with what settling it reads, in four statements, and two
         more for those written past `upto` (a writer's entry landing meanwhile, or a read of the past): a belief
         nothing past `upto` wrote comes as it is now, with its live rows counted by family (its tallies) and its
-        counter rows, not with every row bearing on it (beliefs_counted_now, then belief_last_writes); one written
+        counter rows, not with every row bearing on it (beliefs_counted_now, then beliefs_written_after); one written
         past it comes as it was then, with every row folded from their histories."""
         wanted = sorted(set(ids) - set(self._parts[BELIEFS]))
         if not wanted:
@@ -119,8 +125,8 @@ class BeliefPartsFromGraph:
         asked = {"ids": wanted}
         now = {row["id"]: row for row in self.graph.run("beliefs_counted_now", {
             "asked": asked, "counter_origin": ORIGIN_CONTRADICTION})}
-        last = {row["id"]: row["last"] for row in self.graph.run("belief_last_writes", {"asked": asked})}
-        folded = [b for b in wanted if b in now and (last.get(b) is None or last[b] > self.upto)]
+        written = self._written_past()
+        folded = [b for b in wanted if b in now and (written is None or b in written)]
         folded_ids = set(folded)
         writes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         own: dict[str, list[EvidenceRow]] = {}
@@ -160,6 +166,15 @@ class BeliefPartsFromGraph:
             self._put(PARTNERS, belief_id, partners)
             for key, link in links.items():
                 self._put(LINKS, key, link)
+
+
+    def _written_past(self) -> set[str] | None:
+        """The beliefs the entries past `upto` wrote (beliefs_written_after, run after the read of them as they are
+        now), or None when more entries lie past it than are looked at (a read of the distant past)."""
+        past = self.graph.run("beliefs_written_after", {"upto": self.upto, "most": PAST_ENTRIES_LOOKED_AT})
+        if len(past) >= PAST_ENTRIES_LOOKED_AT:
+            return None
+        return {belief for row in past for belief in row["beliefs"]}
 
 
 def _row_then(writes: Iterable[Mapping[str, Any]], upto: int) -> EvidenceRow:

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from graph_service import beliefs_from_graph
+from graph_service import belief_parts_from_graph, beliefs_from_graph
+from graph_service.belief_parts_from_graph import PAST_ENTRIES_LOOKED_AT
 from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
 from graph_service.beliefs.partial import BELIEFS, BY_ROOT, PARTNERS, TALLIES
@@ -332,9 +333,22 @@ def test_a_belief_of_many_rows_is_read_with_its_rows_counted_and_as_of_its_past_
 
         beliefs = [hot, cold.result["created"][0]]
         entries = list(service.journal.entries_after(0))
-        for upto, read in ((service.journal.seq, "beliefs_counted_now"), (past, "belief_evidence_step_upto")):
+        head = service.journal.seq
+        # At the head nothing is past the read; one entry back, the last write on `hot` is (so `hot` is folded);
+        # with fewer entries looked at than lie past the position, every belief is taken as written past it.
+        for upto, looked_at, read, written in (
+                (head, PAST_ENTRIES_LOOKED_AT, "beliefs_counted_now", set()),
+                (head - 1, PAST_ENTRIES_LOOKED_AT, "belief_evidence_step_upto", {hot}),
+                (past, PAST_ENTRIES_LOOKED_AT, "belief_evidence_step_upto", {hot}),
+                (past, 3, "belief_evidence_step_upto", None)):
+            monkeypatch.setattr(belief_parts_from_graph, "PAST_ENTRIES_LOOKED_AT", looked_at)
             whole = replay(entries[:upto]).beliefs
             source = BeliefWritePartsFromGraph(service.graph, upto)
+            past_writes = source._written_past()
+            if written is None or not written:
+                assert past_writes == written, upto
+            else:
+                assert past_writes is not None and written <= past_writes, (upto, past_writes)
             assert read in names_while(ran, lambda source=source: source.read_beliefs(beliefs))
             for belief in beliefs:
                 record, expected = source._parts[BELIEFS][belief], whole.beliefs[belief]
