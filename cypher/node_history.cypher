@@ -67,3 +67,6 @@ RETURN 'Subject' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.c
 UNION ALL
 MATCH (n:Conversation {id: $id})<-[w:WROTE]-(e:Entry)
 RETURN 'Conversation' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes
+UNION ALL
+MATCH (n:Tally {id: $id})<-[w:WROTE]-(e:Entry)
+RETURN 'Tally' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes

@@ -26,6 +26,7 @@ FOREACH (x IN $lists.n_Token | MERGE (n:Token {id: x.id}) SET n += x.props FOREA
 FOREACH (x IN $lists.n_Pattern | MERGE (n:Pattern {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_InaccurateRoot | MERGE (n:InaccurateRoot {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Subject | MERGE (n:Subject {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_Tally | MERGE (n:Tally {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.e_DERIVED_FROM_Item_Item | MERGE (a:Item {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:DERIVED_FROM]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_ABOUT_Dispute_Item | MERGE (a:Dispute {id: x.src}) MERGE (b:Item {id: x.dst}) MERGE (a)-[r:ABOUT]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_BEARS_ON_Evidence_Belief | MERGE (a:Evidence {id: x.src}) MERGE (b:Belief {id: x.dst}) MERGE (a)-[r:BEARS_ON]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
@@ -42,5 +43,6 @@ FOREACH (x IN $lists.e_VERSION_OF_BeliefVersion_Belief | MERGE (a:BeliefVersion 
 FOREACH (x IN $lists.e_SAME_AS_Actor_Actor | MERGE (a:Actor {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:SAME_AS]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_HAS_TOKEN_Belief_Token | MERGE (a:Belief {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) ON CREATE SET b.beliefs = coalesce(b.beliefs, 0) + 1 SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_HAS_TOKEN_Pattern_Token | MERGE (a:Pattern {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) ON CREATE SET b.patterns = coalesce(b.patterns, 0) + 1 SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_TALLIES_Tally_Belief | MERGE (a:Tally {id: x.src}) MERGE (b:Belief {id: x.dst}) MERGE (a)-[r:TALLIES]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 SET h.projected = $last
 RETURN h.projected AS projected

@@ -22,6 +22,7 @@ FOREACH (x IN $lists.n_Family | MERGE (n:Family {id: x.id}) SET n += x.props FOR
 FOREACH (x IN $lists.n_Fingerprint | MERGE (n:Fingerprint {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Token | MERGE (n:Token {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.n_Conversation | MERGE (n:Conversation {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
+FOREACH (x IN $lists.n_Tally | MERGE (n:Tally {id: x.id}) SET n += x.props FOREACH (g IN x.gone | SET n += g) FOREACH (w IN x.writes | MERGE (e:Entry {seq: w.seq}) MERGE (e)-[wrote:WROTE]->(n) SET wrote.changes = w.changes))
 FOREACH (x IN $lists.e_INTERPRETS_Assertion_Observation | MERGE (a:Assertion {id: x.src}) MERGE (b:Observation {id: x.dst}) MERGE (a)-[r:INTERPRETS]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_ATTRIBUTED_TO_Assertion_Actor | MERGE (a:Assertion {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:ATTRIBUTED_TO]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_YIELDED_Assertion_Evidence | MERGE (a:Assertion {id: x.src}) MERGE (b:Evidence {id: x.dst}) MERGE (a)-[r:YIELDED]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
@@ -33,5 +34,6 @@ FOREACH (x IN $lists.e_REPRESENTS_Family_Actor | MERGE (a:Family {id: x.src}) ME
 FOREACH (x IN $lists.e_VERSION_OF_BeliefVersion_Belief | MERGE (a:BeliefVersion {id: x.src}) MERGE (b:Belief {id: x.dst}) MERGE (a)-[r:VERSION_OF]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_SAME_AS_Actor_Actor | MERGE (a:Actor {id: x.src}) MERGE (b:Actor {id: x.dst}) MERGE (a)-[r:SAME_AS]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 FOREACH (x IN $lists.e_HAS_TOKEN_Belief_Token | MERGE (a:Belief {id: x.src}) MERGE (b:Token {id: x.dst}) MERGE (a)-[r:HAS_TOKEN]->(b) ON CREATE SET b.beliefs = coalesce(b.beliefs, 0) + 1 SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
+FOREACH (x IN $lists.e_TALLIES_Tally_Belief | MERGE (a:Tally {id: x.src}) MERGE (b:Belief {id: x.dst}) MERGE (a)-[r:TALLIES]->(b) SET r += x.props, r.since_seq = coalesce(r.since_seq, x.seq) FOREACH (g IN x.gone | SET r += g))
 SET h.projected = $last
 RETURN h.projected AS projected

@@ -117,3 +117,7 @@ UNION ALL
 UNWIND $ends_HAS_TOKEN_Pattern_Token AS ends
 MATCH (:Pattern {id: ends.src})-[r:HAS_TOKEN]->(:Token {id: ends.dst})
 RETURN 'HAS_TOKEN' AS rel, 'Pattern' AS src_label, 'Token' AS dst_label, ends.src AS src, ends.dst AS dst, properties(r) AS props
+UNION ALL
+UNWIND $ends_TALLIES_Tally_Belief AS ends
+MATCH (:Tally {id: ends.src})-[r:TALLIES]->(:Belief {id: ends.dst})
+RETURN 'TALLIES' AS rel, 'Tally' AS src_label, 'Belief' AS dst_label, ends.src AS src, ends.dst AS dst, properties(r) AS props

@@ -88,3 +88,7 @@ UNION ALL
 UNWIND $ids_Conversation AS node_id
 MATCH (n:Conversation {id: node_id})
 RETURN 'Conversation' AS label, n.id AS id, properties(n) AS props
+UNION ALL
+UNWIND $ids_Tally AS node_id
+MATCH (n:Tally {id: node_id})
+RETURN 'Tally' AS label, n.id AS id, properties(n) AS props

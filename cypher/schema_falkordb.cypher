@@ -39,6 +39,7 @@ CREATE INDEX FOR (n:Pattern) ON (n.id);
 CREATE INDEX FOR (n:InaccurateRoot) ON (n.id);
 CREATE INDEX FOR (n:Subject) ON (n.id);
 CREATE INDEX FOR (n:Conversation) ON (n.id);
+CREATE INDEX FOR (n:Tally) ON (n.id);
 CREATE INDEX FOR (n:Belief) ON (n.text_key);
 CREATE INDEX FOR (n:Belief) ON (n.subject);
 CREATE INDEX FOR (n:Observation) ON (n.first_of);

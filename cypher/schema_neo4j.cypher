@@ -24,6 +24,7 @@ CREATE CONSTRAINT pattern_id IF NOT EXISTS FOR (n:Pattern) REQUIRE n.id IS UNIQU
 CREATE CONSTRAINT inaccurate_root_id IF NOT EXISTS FOR (n:InaccurateRoot) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT subject_id IF NOT EXISTS FOR (n:Subject) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT conversation_id IF NOT EXISTS FOR (n:Conversation) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT tally_id IF NOT EXISTS FOR (n:Tally) REQUIRE n.id IS UNIQUE;
 CREATE INDEX due_item IF NOT EXISTS FOR (n:Due) ON (n.item);
 CREATE INDEX due_expires IF NOT EXISTS FOR (n:Due) ON (n.expires);
 CREATE INDEX item_key IF NOT EXISTS FOR (n:Item) ON (n.key);

@@ -20,6 +20,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from graph_service.beliefs.as_of import props_then
+from graph_service.beliefs.confidence import tally_counted
 from graph_service.beliefs.partial import (
     BELIEFS,
     BY_ROOT,
@@ -32,7 +33,7 @@ from graph_service.beliefs.partial import (
     links_of,
     row_of_props,
     tallies_of,
-    tallies_of_counts,
+    value_of_tally,
 )
 from graph_service.beliefs.records import EvidenceRow
 from graph_service.beliefs.vocabulary import ORIGIN_CONTRADICTION
@@ -54,8 +55,10 @@ class BeliefPartsFromGraph:
     """The parts of the belief layer as of position `upto` that beliefs.partial asks for, read from the graph's
     history (`answer`, a partial_reads.Answer). Each part is read once and kept."""
 
-    def __init__(self, graph: GraphPort, upto: int) -> None:
-        self.graph, self.upto = graph, upto
+    def __init__(self, graph: GraphPort, upto: int, tallies_kept: bool = True) -> None:
+        """`tallies_kept`: does the store's graph keep the Tally nodes (projection.KEEPS_BELIEF_TALLIES)? Without
+        them every belief is read folded from its history."""
+        self.graph, self.upto, self.tallies_kept = graph, upto, tallies_kept
         self._parts: dict[str, dict[Any, Any]] = defaultdict(dict)
         self._sent: dict[str, dict[Any, Any]] = defaultdict(dict)
 
@@ -125,7 +128,7 @@ class BeliefPartsFromGraph:
         asked = {"ids": wanted}
         now = {row["id"]: row for row in self.graph.run("beliefs_counted_now", {
             "asked": asked, "counter_origin": ORIGIN_CONTRADICTION})}
-        written = self._written_past()
+        written = self._written_past() if self.tallies_kept else None
         folded = [b for b in wanted if b in now and (written is None or b in written)]
         folded_ids = set(folded)
         writes: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -155,8 +158,7 @@ class BeliefPartsFromGraph:
                 tallies = tallies_of(rows)
             else:
                 rows = [_row_then(row_writes, self.upto) for row_writes in counted["counters"]]
-                tallies = tallies_of_counts((_row_then(group["writes"], self.upto), group["rows"])
-                                            for group in counted["live"])
+                tallies = tally_counted((value_of_tally(group["value"]), group["rows"]) for group in counted["live"])
             for row in rows:
                 self._put(ROWS, row.id, row)
             self._put(BELIEFS, belief_id, belief_of_props(props, rows, tallies))

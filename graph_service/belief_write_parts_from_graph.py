@@ -57,8 +57,8 @@ class BeliefWritePartsFromGraph(BeliefPartsFromGraph):
     """Every part of the belief layer a write reads as of position `upto` (beliefs.partial_write), read from the
     graph: the cascade's as BeliefPartsFromGraph reads them, and the write's own. Each part is read once and kept."""
 
-    def __init__(self, graph: GraphPort, upto: int) -> None:
-        super().__init__(graph, upto)
+    def __init__(self, graph: GraphPort, upto: int, tallies_kept: bool = True) -> None:
+        super().__init__(graph, upto, tallies_kept)
         self.statements = 0  # the write's own parts' statements (a test counts them)
 
     def answer(self, part: str, key: Hashable) -> dict[str, dict[Any, Any]]:

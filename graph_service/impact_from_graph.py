@@ -22,11 +22,12 @@ from graph_service.storage.port import GraphPort
 
 
 def impact_from_graph(graph: GraphPort, upto: int, items: Iterable[str] = (),
-                      observations: Iterable[str] = ()) -> StoreImpact:
+                      observations: Iterable[str] = (), tallies_kept: bool = True) -> StoreImpact:
     """What retracting `items` and marking `observations` inaccurate would change, the store as of position
     `upto` (the head the graph holds): graph_service.impact.store_impact, read from the graph. NotFound names
     the first id never written (an item by `upto`; an observation at all). BookkeepingMissing for a store
-    whose graph does not keep what it reads."""
+    whose graph does not keep what it reads. `tallies_kept`: does the graph keep the beliefs' Tally nodes
+    (projection.KEEPS_BELIEF_TALLIES)?"""
     wanted, marked = list(items), list(observations)
     source = PartsFromGraph(graph, upto)
     knowledge = scratch_state(Reader(source.answer, Fetched(), source.answer_many), source.clock)
@@ -38,7 +39,7 @@ def impact_from_graph(graph: GraphPort, upto: int, items: Iterable[str] = (),
     for i, observation in enumerate(marked):
         if not graph.run("observation_by_id", {"id": observation}):
             raise NotFound(f"observations[{i}]: no observation {observation!r}", field="observations")
-    beliefs = BeliefPartsFromGraph(graph, upto)
+    beliefs = BeliefPartsFromGraph(graph, upto, tallies_kept)
 
     def present(root_kind: str, root_id: str) -> bool:
         # As StoreState.present: an item written and not retracted; other roots are their layer's to keep.

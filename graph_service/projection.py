@@ -27,11 +27,14 @@ from graph_service.journal.chain import canonical_json
 # Version 4 adds what a stream or statement write reads (graph_service.stream_from_graph): an observer's `declared`,
 # `view` and `boundary_tick` on its Actor node, `first_of` on the Observation node of its first row of a pair, and
 # the Conversation nodes (who spoke last to whom).
-KEPT_FOR_WRITES = 4
+# Version 5 adds the Tally nodes (how many live rows of a belief hold each value; beliefs.projecting), which a belief
+# read as it is now reads in place of counting its rows (cypher/beliefs_counted_now.cypher).
+KEPT_FOR_WRITES = 5
 KEEPS_KNOWLEDGE = 1
 KEEPS_NOW_READS = 2
 KEEPS_BELIEF_WRITES = 3
 KEEPS_STREAM_WRITES = 4
+KEEPS_BELIEF_TALLIES = 5
 
 NODE_LABELS: tuple[str, ...] = (
     "Item",
@@ -56,6 +59,7 @@ NODE_LABELS: tuple[str, ...] = (
     "InaccurateRoot",
     "Subject",
     "Conversation",
+    "Tally",
 )
 
 UNCHANGING_LABELS = frozenset({"Token"})
@@ -99,6 +103,7 @@ EDGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("IN_SCOPE", "Item", "Scope"),
     ("HAS_TOKEN", "Belief", "Token"),
     ("HAS_TOKEN", "Pattern", "Token"),
+    ("TALLIES", "Tally", "Belief"),
 )
 
 
@@ -119,23 +124,24 @@ PROJECTION_PARTS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str, str], .
     ),
     "project_statements": (
         ("Observation", "Assertion", "Actor", "Belief", "BeliefVersion", "Evidence", "Family", "Fingerprint",
-         "Token", "Conversation"),
+         "Token", "Conversation", "Tally"),
         (("INTERPRETS", "Assertion", "Observation"), ("ATTRIBUTED_TO", "Assertion", "Actor"),
          ("YIELDED", "Assertion", "Evidence"), ("OBSERVED_BY", "Observation", "Actor"),
          ("BEARS_ON", "Evidence", "Belief"), ("FROM", "Evidence", "Family"),
          ("ROOTED_IN", "Evidence", "Observation"), ("REPRESENTS", "Family", "Actor"),
-         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor"), ("HAS_TOKEN", "Belief", "Token")),
+         ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor"), ("HAS_TOKEN", "Belief", "Token"),
+         ("TALLIES", "Tally", "Belief")),
     ),
     "project_beliefs": (
         ("Item", "Dispute", "Unit", "Due", "Fingerprint", "Belief", "BeliefVersion", "Evidence", "Family", "Actor",
-         "Token", "Pattern", "InaccurateRoot", "Subject"),
+         "Token", "Pattern", "InaccurateRoot", "Subject", "Tally"),
         (("DERIVED_FROM", "Item", "Item"), ("ABOUT", "Dispute", "Item"), ("BEARS_ON", "Evidence", "Belief"),
          ("FROM", "Evidence", "Family"), ("ROOTED_IN", "Evidence", "Observation"),
          ("ROOTED_IN", "Evidence", "Item"), ("ROOTED_IN", "Evidence", "Belief"), ("REPRESENTS", "Family", "Actor"),
          ("CONTRADICTS", "Belief", "Belief"), ("SUPPORTS", "Belief", "Belief"),
          ("ALTERNATIVE_TO", "Belief", "Belief"), ("DERIVED_FROM", "Belief", "Belief"),
          ("VERSION_OF", "BeliefVersion", "Belief"), ("SAME_AS", "Actor", "Actor"),
-         ("HAS_TOKEN", "Belief", "Token"), ("HAS_TOKEN", "Pattern", "Token")),
+         ("HAS_TOKEN", "Belief", "Token"), ("HAS_TOKEN", "Pattern", "Token"), ("TALLIES", "Tally", "Belief")),
     ),
 }
 
@@ -189,6 +195,8 @@ CAPTIONS: dict[str, tuple[tuple[str, ...], Any]] = {
     "Fingerprint": (("count",), lambda p: f"what {p['count']} present items say, summed"),
     "Pattern": (("proposition",), lambda p: f"do not infer: {p['proposition']}"),
     "InaccurateRoot": (("root_kind", "root_id"), lambda p: f"inaccurate: {p['root_kind']} {p['root_id']}"),
+    "Tally": (("rows", "direction", "family"),
+              lambda p: f"{p['rows']} live rows ({p['direction']}) from {p['family']}"),
 }
 
 

@@ -16,7 +16,7 @@ from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
 from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
-from graph_service.projection import KEEPS_BELIEF_WRITES, KEEPS_NOW_READS, KEEPS_STREAM_WRITES
+from graph_service.projection import KEEPS_BELIEF_TALLIES, KEEPS_NOW_READS, KEEPS_STREAM_WRITES
 from graph_service.questions_from_graph import GraphQuestions, QuestionParts
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
@@ -81,7 +81,7 @@ class Service:
 
         if self._held_in_graph("knowledge", KEEPS_NOW_READS, "a knowledge write reads", "its knowledge state"):
             state.knowledge_taken = KnowledgeFromGraph(graph, held, clock_at=self.journal.clock_at)
-        if self._held_in_graph("beliefs", KEEPS_BELIEF_WRITES, "a belief write reads", "its belief layer"):
+        if self._held_in_graph("beliefs", KEEPS_BELIEF_TALLIES, "a belief write reads", "its belief layer"):
             state.beliefs_taken = BeliefsFromGraph(graph, held)
         if self._held_in_graph("stream", KEEPS_STREAM_WRITES, "a stream or statement write reads",
                                "its stream and statements' state"):

@@ -14,7 +14,7 @@ from graph_service.api.long_work import off_the_loop
 from graph_service.errors import NotFound
 from graph_service.impact import StoreImpact, store_impact
 from graph_service.impact_from_graph import impact_from_graph
-from graph_service.projection import KEEPS_NOW_READS
+from graph_service.projection import KEEPS_BELIEF_TALLIES, KEEPS_NOW_READS
 from graph_service.state import StoreState
 
 
@@ -56,8 +56,9 @@ class ImpactQuery:
             # From the graph, reading what the change reaches (graph_service.impact_from_graph), in a worker
             # thread: a cascade's reads are round trips the loop need not wait on.
             upto = min(service.journal.seq, service.journal.projected)
-            found = await off_the_loop(lambda: impact_from_graph(service.graph, upto, items or (),
-                                                                 observations or ()), "past")
+            tallies_kept = service.journal.keeps_at_least(KEEPS_BELIEF_TALLIES)
+            found = await off_the_loop(lambda: impact_from_graph(service.graph, upto, items or (), observations or (),
+                                                                 tallies_kept), "past")
         else:  # a store written before the graph kept what that reads: its state's, on the loop
             found = _impact_of_state(service.state, items or (), observations or ())
         after = {b: _snapshot(a) for b, (_, a) in found.beliefs.items()}

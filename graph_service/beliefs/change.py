@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_service.beliefs.confidence import EvidenceValue
 from graph_service.beliefs.records import Pattern
 from graph_service.journal.chain import Entry
 from graph_service.projection import EdgeMerge
@@ -20,6 +21,7 @@ class Change:
     new_rows: list[str] = field(default_factory=list)
     changed_rows: dict[str, None] = field(default_factory=dict)
     retracted_rows: list[str] = field(default_factory=list)
+    counted: dict[tuple[str, EvidenceValue], None] = field(default_factory=dict)  # (belief, value): its count moved
     created: list[str] = field(default_factory=list)
     edges: list[EdgeMerge] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)

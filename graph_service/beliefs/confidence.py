@@ -192,19 +192,49 @@ FamilyKey = tuple[str, str]
 """(direction, family)."""
 
 
-def tally_rows(rows: Iterable[EvidenceValue]) -> dict[FamilyKey, FamilyTally]:
+class BeliefTallies(dict[FamilyKey, FamilyTally]):
+    """One belief's family tallies, and how many of its live rows hold each value (`counts`): what the graph keeps
+    on the belief's Tally nodes, so that a write reads a belief that collects evidence by its values, whose number
+    does not grow with the store, rather than by its rows, which do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: dict[EvidenceValue, int] = {}
+
+    def add_rows(self, value: EvidenceValue, times: int = 1) -> None:
+        """Count `times` more live rows of this value."""
+        key = (value.direction, value.family)
+        tally = self.get(key)
+        if tally is None:
+            tally = self[key] = FamilyTally()
+        tally.add(value.value, primary=value.primary, legacy=value.legacy, times=times)
+        self.counts[value] = self.counts.get(value, 0) + times
+
+    def remove_row(self, value: EvidenceValue) -> None:
+        """Count one live row of this value fewer; ValueError if none is counted."""
+        key = (value.direction, value.family)
+        held, tally = self.counts.get(value, 0), self.get(key)
+        if not held or tally is None:
+            raise ValueError(f"no live row of value {value} is counted")
+        tally.remove(value.value, primary=value.primary, legacy=value.legacy)
+        if tally.empty:
+            del self[key]
+        if held == 1:
+            del self.counts[value]
+        else:
+            self.counts[value] = held - 1
+
+
+def tally_rows(rows: Iterable[EvidenceValue]) -> BeliefTallies:
     """The family tallies of these live rows."""
     return tally_counted((row, 1) for row in rows)
 
 
-def tally_counted(values: Iterable[tuple[EvidenceValue, int]]) -> dict[FamilyKey, FamilyTally]:
+def tally_counted(values: Iterable[tuple[EvidenceValue, int]]) -> BeliefTallies:
     """The family tallies of live rows given as each value with how many rows hold it."""
-    tallies: dict[FamilyKey, FamilyTally] = {}
-    for row, count in values:
-        tally = tallies.get((row.direction, row.family))
-        if tally is None:
-            tally = tallies[(row.direction, row.family)] = FamilyTally()
-        tally.add(row.value, primary=row.primary, legacy=row.legacy, times=count)
+    tallies = BeliefTallies()
+    for value, count in values:
+        tallies.add_rows(value, count)
     return tallies
 
 

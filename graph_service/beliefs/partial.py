@@ -19,10 +19,18 @@ state a cascade runs on is the whole layer's at those keys (tests/integration/te
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from graph_service.beliefs.confidence import FamilyKey, FamilyTally, assess_tallies, tally_counted
+from graph_service.beliefs.confidence import (
+    BeliefTallies,
+    EvidenceValue,
+    FamilyKey,
+    FamilyTally,
+    assess_tallies,
+    tally_counted,
+)
 from graph_service.beliefs.records import Belief, ContradictionLink, EvidenceRow
 from graph_service.beliefs.state import BeliefState, _pair
 from graph_service.beliefs.text import signature
@@ -52,23 +60,22 @@ def row_of_props(props: Mapping[str, Any]) -> EvidenceRow:
         retracted_seq=props.get("retracted_seq"), retract_reason=props.get("retract_reason"))
 
 
-def tallies_of(rows: Iterable[EvidenceRow]) -> dict[FamilyKey, FamilyTally]:
+def tallies_of(rows: Iterable[EvidenceRow]) -> BeliefTallies:
     """The family tallies of a belief's live rows, as BeliefState keeps them (a tally is the same whichever
     order its rows came and went in: confidence.FamilyTally)."""
     return tally_counted((row.as_value(), 1) for row in rows if not row.retracted)
 
 
-def tallies_of_counts(groups: Iterable[tuple[EvidenceRow, int]]) -> dict[FamilyKey, FamilyTally]:
-    """The family tallies of a belief's live rows from one row of each set of them that share what the arithmetic
-    reads (EvidenceRow.as_value), with how many rows share it: the tallies `tallies_of` makes of every row."""
-    return tally_counted((row.as_value(), count) for row, count in groups)
+def value_of_tally(value: str) -> EvidenceValue:
+    """The value a Tally node counts, from its `value` property (beliefs.projecting.tally_value)."""
+    return EvidenceValue(**json.loads(value))
 
 
 def belief_of_props(props: Mapping[str, Any], rows: Iterable[EvidenceRow],
                     tallies: Mapping[FamilyKey, FamilyTally] | None = None) -> Belief:
     """A belief's record from its Belief node's properties (Belief.node_props) and every row bearing on it:
     its breakdown re-assessed from the live rows' tallies (what the layer's own keeps), its rows in the order
-    they were made. Given the `tallies` (tallies_of_counts), the rows need not be all of them: the record's
+    they were made. Given the `tallies` (from the belief's Tally nodes), the rows need not be all of them: the record's
     `evidence` then lists only those given (see Belief.evidence)."""
     kept = sorted(rows, key=lambda r: creation_order(r.id))
     return Belief(

@@ -1,10 +1,13 @@
-"""What an applied entry changes in the graph: belief nodes, versions, evidence and families."""
+"""What an applied entry changes in the graph: belief nodes, versions, evidence, families and tallies."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import dataclasses
+import hashlib
+from typing import TYPE_CHECKING, Any
 
 from graph_service.beliefs.change import Change
+from graph_service.beliefs.confidence import EvidenceValue
 from graph_service.beliefs.records import family_props
 from graph_service.beliefs.vocabulary import ROOT_LABELS
 from graph_service.journal.chain import canonical_json
@@ -61,8 +64,29 @@ def project(state: BeliefState, change: Change) -> Projection:
         projection.nodes.append(NodeUpsert("BeliefVersion", vid, props))
         projection.edge("VERSION_OF", "BeliefVersion", vid, "Belief", belief_id)
     projection.edges.extend(change.edges)
+    for belief_id, value in change.counted:
+        node_id = tally_id(belief_id, value)
+        projection.nodes.append(NodeUpsert("Tally", node_id, tally_props(value, state._tallies[belief_id].counts)))
+        projection.edge("TALLIES", "Tally", node_id, "Belief", belief_id)
     kept_for_writes(state, change, projection)
     return projection
+
+
+def tally_value(value: EvidenceValue) -> str:
+    """A value as a Tally node keeps it: canonical JSON, whose numbers read back exactly (FamilyTally takes away
+    exactly the value it was given; FalkorDB returns a double property to 15 digits)."""
+    return canonical_json(dataclasses.asdict(value))
+
+
+def tally_id(belief_id: str, value: EvidenceValue) -> str:
+    """The id of the node that counts a belief's live rows of one value."""
+    return f"{belief_id}/t{hashlib.sha256(tally_value(value).encode()).hexdigest()[:16]}"
+
+
+def tally_props(value: EvidenceValue, counts: dict[EvidenceValue, int]) -> dict[str, Any]:
+    """A Tally node's properties: how many live rows of its belief hold its value now (0: none any more)."""
+    return {"rows": counts.get(value, 0), "value": tally_value(value), "direction": value.direction,
+            "family": value.family}
 
 
 def kept_for_writes(state: BeliefState, change: Change, projection: Projection) -> None:

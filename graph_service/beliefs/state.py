@@ -13,7 +13,7 @@ from typing import Any
 
 from graph_service.beliefs import corrections, from_statements, generation
 from graph_service.beliefs.change import Change
-from graph_service.beliefs.confidence import FamilyKey, FamilyTally, assess, assess_tallies
+from graph_service.beliefs.confidence import BeliefTallies, assess, assess_tallies
 from graph_service.beliefs.contradiction import (
     COUNTER_CREDIBILITY,
     COUNTER_DERIVATION,
@@ -78,7 +78,7 @@ class BeliefState:
         self._by_text: dict[tuple[str, str | None], list[str]] = {}
         self._by_subject: dict[str, list[str]] = {}
         # Per belief, its live rows by family: re-evaluating costs the belief's families, not its rows.
-        self._tallies: dict[str, dict[FamilyKey, FamilyTally]] = {}
+        self._tallies: dict[str, BeliefTallies] = {}
         self._text_index = TokenIndex()
         self._pattern_index = TokenIndex()
         self._ids: tuple[int, dict[str, int]] = (0, {})
@@ -134,7 +134,7 @@ class BeliefState:
                         and all(present(evidence.root_kind or root_kind, r) for r in evidence.root_ids):
                     self.touch(change, evidence.belief, f"evidence {evidence.id} live again: its roots are back")
                     evidence.retracted, evidence.retracted_seq, evidence.retract_reason = False, None, None
-                    self._tally(evidence, live=True)
+                    self._tally(change, evidence, live=True)
                     change.changed_rows[evidence.id] = None
                     affected.append(evidence.belief)
         self.settle(change, affected)
@@ -221,7 +221,7 @@ class BeliefState:
             origin=origin,
         )
         self.beliefs[belief_id] = belief
-        self._tallies[belief_id] = {}
+        self._tallies[belief_id] = BeliefTallies()
         known_empty(self._partners, belief_id)  # a new belief contradicts nothing and nothing rests on it yet
         known_empty(self._by_root, ("belief", belief_id))
         self._text_index.add(belief_id, belief.signature.tokens)
@@ -256,7 +256,7 @@ class BeliefState:
         self.touch(change, belief_id, reason)
         self.rows[evidence.id] = evidence
         self.beliefs[belief_id].evidence.append(evidence.id)
-        self._tally(evidence, live=True)
+        self._tally(change, evidence, live=True)
         if evidence.root_kind is not None:
             for root in evidence.root_ids:
                 self._by_root.setdefault((evidence.root_kind, root), []).append(evidence.id)
@@ -272,7 +272,7 @@ class BeliefState:
     def retract_row(self, change: Change, evidence: EvidenceRow, reason: str) -> None:
         self.touch(change, evidence.belief, f"evidence {evidence.id} retracted")
         if not evidence.retracted:
-            self._tally(evidence, live=False)
+            self._tally(change, evidence, live=False)
         evidence.retracted = True
         evidence.retracted_seq = change.seq
         evidence.retract_reason = reason
@@ -407,22 +407,19 @@ class BeliefState:
             belief.breakdown, pinned=belief.pinned, superseded=belief.superseded_by is not None
         )
 
-    def _tally(self, evidence: EvidenceRow, *, live: bool) -> None:
-        """Count a row that became live into its belief's family tally, or take one that stopped out."""
+    def _tally(self, change: Change, evidence: EvidenceRow, *, live: bool) -> None:
+        """Count a row that became live into its belief's tallies, or take one that stopped out; the change
+        projects the count of its value (Tally nodes)."""
         tallies = self._tallies[evidence.belief]
-        key = (evidence.direction, evidence.family)
         value = evidence.as_value()
-        tally = tallies.get(key)
         if live:
-            if tally is None:
-                tally = tallies[key] = FamilyTally()
-            tally.add(value.value, primary=value.primary, legacy=value.legacy)
-            return
-        if tally is None:
-            raise RuntimeError(f"evidence {evidence.id} left a family tally its belief does not have")
-        tally.remove(value.value, primary=value.primary, legacy=value.legacy)
-        if tally.empty:
-            del tallies[key]
+            tallies.add_rows(value)
+        else:
+            try:
+                tallies.remove_row(value)
+            except ValueError as exc:
+                raise RuntimeError(f"evidence {evidence.id} left a tally its belief does not have") from exc
+        change.counted[(evidence.belief, value)] = None
 
     def _reweigh_counters(self, change: Change, belief: Belief) -> list[str]:
         moved = []
@@ -432,9 +429,9 @@ class BeliefState:
             if not link.active or evidence.retracted or abs(evidence.weight - belief.confidence) <= TOLERANCE:
                 continue
             self.touch(change, partner, f"counter-evidence from {belief.id} re-weighed")
-            self._tally(evidence, live=False)
+            self._tally(change, evidence, live=False)
             evidence.weight = belief.confidence
-            self._tally(evidence, live=True)
+            self._tally(change, evidence, live=True)
             change.changed_rows[evidence.id] = None
             moved.append(partner)
         return moved

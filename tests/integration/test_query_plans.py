@@ -44,7 +44,7 @@ WHOLE_LABEL_READS = {
 LISTS = {"ids", "frontier", "entries", "keys", "nodes", "edges", "tokens", "subjects", "observers", "pairs", "items",
          "conversations", "observations", "unknowns", "questions", "targets"}
 NUMBERS = {"seq", "upto", "after", "limit", "first", "last", "from", "to", "at", "position", "after_key", "from_key",
-           "to_key", "format", "since", "probe_beliefs", "probe_patterns"}
+           "to_key", "format", "since", "probe_beliefs", "probe_patterns", "most"}
 
 
 def sample(name: str) -> object:

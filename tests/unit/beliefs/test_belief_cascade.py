@@ -24,7 +24,11 @@ def test_item_retraction_retracts_rows_and_versions_only_what_rested_on_it():
         assert h.versions(b)[-1]["reason"].startswith("evidence")
     assert h.state.beliefs[elsewhere].version == 1
     labels = {n.label for n in applied.projection.nodes}
-    assert labels == {"Belief", "BeliefVersion", "Evidence"}
+    assert labels == {"Belief", "BeliefVersion", "Evidence", "Tally"}
+    # Each belief's one value now counts no live row (its Tally node, which a write reads in place of the rows).
+    tallies = [n for n in applied.projection.nodes if n.label == "Tally"]
+    assert sorted(n.id.split("/")[0] for n in tallies) == sorted(on_item)
+    assert all(n.props["rows"] == 0 for n in tallies)
 
 
 def test_a_belief_rejected_by_the_cascade_takes_down_what_rests_on_it():

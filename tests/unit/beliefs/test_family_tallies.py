@@ -12,8 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph_service.beliefs import assess
-from graph_service.beliefs.confidence import REPEAT_CAP, REPEAT_SHARE, FamilyTally, family_contribution
-from graph_service.beliefs.partial import tallies_of, tallies_of_counts
+from graph_service.beliefs.confidence import (
+    REPEAT_CAP,
+    REPEAT_SHARE,
+    BeliefTallies,
+    EvidenceValue,
+    FamilyTally,
+    family_contribution,
+    tally_counted,
+)
+from graph_service.beliefs.partial import tallies_of, value_of_tally
+from graph_service.beliefs.projecting import tally_value
 from graph_service.beliefs.records import EvidenceRow
 from graph_service.errors import UserError
 
@@ -146,22 +155,44 @@ def test_a_counter_row_reweighed_moves_its_tally() -> None:
 
 @given(st.lists(st.tuples(st.sampled_from((0.1, 0.3, 0.7, 1.0 / 3)), st.sampled_from(("f", "g")),
                           st.sampled_from(("direct", "inference")), st.sampled_from(("recorded", "legacy_unknown")),
-                          st.sampled_from(("for", "against"))), min_size=0, max_size=40))
+                          st.sampled_from(("for", "against")), st.booleans()), min_size=0, max_size=40),
+       st.integers(0, 2**32 - 1))
 @settings(max_examples=200, deadline=None)
-def test_a_belief_s_rows_counted_by_their_numbers_give_the_tallies_of_the_rows_themselves(
-        rows: list[tuple[float, str, str, str, str]]) -> None:
-    # What a write reads of a belief that collects evidence (beliefs_counted_now): one row of each set of live rows
-    # sharing what the arithmetic reads, and how many share it; the tallies made of that are the rows' own.
+def test_a_belief_s_counts_by_value_give_the_tallies_of_its_live_rows(
+        rows: list[tuple[float, str, str, str, str, bool]], seed: int) -> None:
+    # What a write reads of a belief that collects evidence (its Tally nodes: how many live rows hold each value),
+    # kept as rows come and go in any order; the tallies made of those counts are the live rows' own.
     made = [EvidenceRow(id=f"e{n}.1", belief="b1.1", direction=direction, weight=weight, credibility=0.9,
                         derivation=derivation, family=family, provenance_status=provenance, root_kind=None,
                         root_ids=(), origin="client", created_seq=n)
-            for n, (weight, family, derivation, provenance, direction) in enumerate(rows, start=1)]
-    counted = Counter(row.as_value() for row in made)
-    first = {value: next(row for row in made if row.as_value() == value) for value in counted}
-    by_counts = tallies_of_counts((first[value], count) for value, count in counted.items())
-    by_rows = tallies_of(made)
-    assert by_counts.keys() == by_rows.keys()
-    for key, tally in by_rows.items():
-        other = by_counts[key]
-        assert (other.primary, other.derived, other.primary_sum, other.legacy_rows) == \
-            (tally.primary, tally.derived, tally.primary_sum, tally.legacy_rows)
+            for n, (weight, family, derivation, provenance, direction, _) in enumerate(rows, start=1)]
+    kept = BeliefTallies()
+    rnd = random.Random(seed)
+    for one in rnd.sample(made, len(made)):
+        kept.add_rows(one.as_value())
+    gone = [one for one, (*_, retracted) in zip(made, rows, strict=True) if retracted]
+    for one in rnd.sample(gone, len(gone)):
+        kept.remove_row(one.as_value())
+    live = [one for one, (*_, retracted) in zip(made, rows, strict=True) if not retracted]
+    assert kept.counts == Counter(one.as_value() for one in live)
+    # The counts as the graph keeps them, each value as canonical JSON and read back exactly.
+    by_counts = tally_counted((value_of_tally(tally_value(value)), count) for value, count in kept.counts.items())
+    by_rows = tallies_of(live)
+    for tallies in (kept, by_counts):
+        assert tallies.keys() == by_rows.keys()
+        for key, tally in by_rows.items():
+            other = tallies[key]
+            assert (other.primary, other.derived, other.primary_sum, other.legacy_rows) == \
+                (tally.primary, tally.derived, tally.primary_sum, tally.legacy_rows)
+
+
+def test_taking_out_a_value_no_live_row_holds_is_refused() -> None:
+    kept = BeliefTallies()
+    value = EvidenceValue("f", "for", 0.5, 0.9, "direct")
+    kept.add_rows(value)
+    with pytest.raises(ValueError, match="no live row of value"):
+        kept.remove_row(EvidenceValue("f", "for", 0.5, 0.9, "inference"))
+    kept.remove_row(value)
+    assert kept.counts == {} and not kept
+    with pytest.raises(ValueError, match="no live row of value"):
+        kept.remove_row(value)
