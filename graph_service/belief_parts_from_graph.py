@@ -3,14 +3,14 @@ the state a write or an `impact` that holds no copy of the store runs the cascad
 
 What is read is the store as the journal left it at the position, whatever is written meanwhile: a belief nothing
 past the position wrote is read as its node and rows are now (every change of a row writes its belief in the same
-entry), with its live rows counted by what the confidence arithmetic reads of them, not one by one, as a belief
-that collects evidence has rows in proportion to the store; any other record is folded from its node's history up
-to the position (graph_service.history: the WROTE edges' changes). A belief is read with its tallies, its counter
-rows, the rows resting on it and its contradiction links (four indexed statements for a batch of beliefs, two more
-for those folded, which come with every row); a root's rows are read with their beliefs. A link's `active` flag is
-the edge's now (an edge keeps no history of its properties): the cascade reads a link only through its counter rows,
-and a withdrawn link's rows were retracted with it for good (BeliefState.unlink; only a row resting on an
-item comes back), so the flag does not change what a cascade does at any position.
+entry), with the counts of its live rows' values that the graph keeps (its Tally nodes), not its rows one by one, as
+a belief that collects evidence has rows in proportion to the store; any other record is folded from its node's
+history up to the position (graph_service.history: the WROTE edges' changes). A belief is read with its tallies, its
+counter rows, the rows resting on it and its contradiction links (four indexed statements for a batch of beliefs,
+two more for those folded, which come with every row); a root's rows are read with their beliefs. A link's `active`
+flag is the edge's now (an edge keeps no history of its properties): the cascade reads a link only through its
+counter rows, and a withdrawn link's rows were retracted with it for good (BeliefState.unlink; only a row resting on
+an item comes back), so the flag does not change what a cascade does at any position.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class BeliefPartsFromGraph:
     def read_beliefs(self, ids: Iterable[str]) -> None:
         """Read those of these beliefs not read yet, each with what settling it reads, in four statements, and two
         more for those written past `upto` (a writer's entry landing meanwhile, or a read of the past): a belief
-        nothing past `upto` wrote comes as it is now, with its live rows counted by family (its tallies) and its
+        nothing past `upto` wrote comes as it is now, with the counts of its live rows' values (its Tally nodes) and its
         counter rows, not with every row bearing on it (beliefs_counted_now, then beliefs_written_after); one written
         past it comes as it was then, with every row folded from their histories."""
         wanted = sorted(set(ids) - set(self._parts[BELIEFS]))

@@ -24,7 +24,7 @@ from graph_service.beliefs.text import signature
 from graph_service.beliefs_from_graph import BeliefsFromGraph
 from graph_service.errors import UserError
 from graph_service.partial_reads import Fetched, PartialMap, Reader
-from graph_service.projection import KEEPS_BELIEF_WRITES
+from graph_service.projection import KEEPS_BELIEF_TALLIES, KEEPS_BELIEF_WRITES
 from graph_service.service import Service
 from graph_service.state import replay
 from tests.backends import Backend
@@ -305,10 +305,10 @@ def test_consecutive_belief_writes_read_the_layers_running_sum_once_and_again_af
 
 def test_a_belief_of_many_rows_is_read_with_its_rows_counted_and_as_of_its_past_with_them_folded(
         backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A belief that collects evidence: a write on it reads its live rows counted by their numbers
-    # (beliefs_counted_now), not each row with its history (belief_evidence_step_upto), which grow with the store; a
-    # read as of a position before its last write folds its rows' histories instead. Either way the record, its
-    # tallies and its contradiction links are the whole layer's at that position.
+    # A belief that collects evidence: a write on it reads the counts of its live rows' values that the graph
+    # keeps (beliefs_counted_now: its Tally nodes), not each row with its history (belief_evidence_step_upto),
+    # which grow with the store; a read as of a position before its last write folds its rows' histories instead.
+    # Either way the record, its tallies and its contradiction links are the whole layer's at that position.
     service = Service.open(backend.settings())
     try:
         def write(op: str, payload: dict[str, Any]) -> Any:
@@ -365,5 +365,25 @@ def test_a_belief_of_many_rows_is_read_with_its_rows_counted_and_as_of_its_past_
         assert service.fingerprints() == replay(entries).fingerprints()
         report = service.verify()
         assert report.ok, (report.chain, report.projection_difference)
+    finally:
+        service.close()
+
+
+def test_a_store_written_before_the_graph_kept_the_tallies_keeps_its_belief_layer_in_memory(
+        backend: Backend, caplog: pytest.LogCaptureFixture) -> None:
+    # Its beliefs have no Tally nodes: a write reading them as they are now would count no live row.
+    service = Service.open(backend.whole_state_settings())
+    try:
+        created = service.journal.write("ann", lambda: service.plan_beliefs("belief.create", {
+            "proposition": "the pump is hot", "evidence": [{"weight": 0.6, "family": "f0"}]})).result["created"][0]
+        backend.raw(service.graph, "MATCH (t:Tally) DETACH DELETE t", {})
+        backend.raw(service.graph, "MATCH (h:Head) SET h.keeps = $keeps", {"keeps": KEEPS_BELIEF_TALLIES - 1})
+    finally:
+        service.close()
+    service = Service.open(backend.whole_state_settings(beliefs="graph"))
+    try:
+        assert not service.beliefs_in_graph and type(service.state.beliefs) is BeliefState
+        assert service.state.beliefs.beliefs[created].confidence > 0.5  # replayed into memory, as before
+        assert "GRAPH_SERVICE_BELIEFS=graph: this store's graph was written before" in caplog.text
     finally:
         service.close()
