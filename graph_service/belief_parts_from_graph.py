@@ -169,7 +169,6 @@ class BeliefPartsFromGraph:
             for key, link in links.items():
                 self._put(LINKS, key, link)
 
-
     def _written_past(self) -> set[str] | None:
         """The beliefs the entries past `upto` wrote (beliefs_written_after, run after the read of them as they are
         now), or None when more entries lie past it than are looked at (a read of the distant past)."""

@@ -29,7 +29,7 @@ from graph_service.beliefs.confidence import (
     FamilyKey,
     FamilyTally,
     assess_tallies,
-    tally_counted,
+    tally_rows,
 )
 from graph_service.beliefs.records import Belief, ContradictionLink, EvidenceRow
 from graph_service.beliefs.state import BeliefState, _pair
@@ -63,7 +63,7 @@ def row_of_props(props: Mapping[str, Any]) -> EvidenceRow:
 def tallies_of(rows: Iterable[EvidenceRow]) -> BeliefTallies:
     """The family tallies of a belief's live rows, as BeliefState keeps them (a tally is the same whichever
     order its rows came and went in: confidence.FamilyTally)."""
-    return tally_counted((row.as_value(), 1) for row in rows if not row.retracted)
+    return tally_rows(row.as_value() for row in rows if not row.retracted)
 
 
 def value_of_tally(value: str) -> EvidenceValue:

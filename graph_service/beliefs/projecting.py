@@ -66,7 +66,8 @@ def project(state: BeliefState, change: Change) -> Projection:
     projection.edges.extend(change.edges)
     for belief_id, value in change.counted:
         node_id = tally_id(belief_id, value)
-        projection.nodes.append(NodeUpsert("Tally", node_id, tally_props(value, state._tallies[belief_id].counts)))
+        rows = state._tallies[belief_id].counts.get(value, 0)
+        projection.nodes.append(NodeUpsert("Tally", node_id, tally_props(value, rows)))
         projection.edge("TALLIES", "Tally", node_id, "Belief", belief_id)
     kept_for_writes(state, change, projection)
     return projection
@@ -83,10 +84,9 @@ def tally_id(belief_id: str, value: EvidenceValue) -> str:
     return f"{belief_id}/t{hashlib.sha256(tally_value(value).encode()).hexdigest()[:16]}"
 
 
-def tally_props(value: EvidenceValue, counts: dict[EvidenceValue, int]) -> dict[str, Any]:
-    """A Tally node's properties: how many live rows of its belief hold its value now (0: none any more)."""
-    return {"rows": counts.get(value, 0), "value": tally_value(value), "direction": value.direction,
-            "family": value.family}
+def tally_props(value: EvidenceValue, rows: int) -> dict[str, Any]:
+    """A Tally node's properties: `rows`, how many live rows of its belief hold its value now (0: none any more)."""
+    return {"rows": rows, "value": tally_value(value), "direction": value.direction, "family": value.family}
 
 
 def kept_for_writes(state: BeliefState, change: Change, projection: Projection) -> None:
