@@ -41,6 +41,10 @@ STALL_SECONDS = 10.0
 STALL_CPU_SECONDS = 0.05
 STALL_RESTARTS = 3
 PROBE_SECONDS = 2.0
+SHUTDOWN_GRACE = 10.0  # seconds a server asked to shut down has to exit before it is sent SIGTERM
+# A start is looked at every 5 ms at first, then half as often each time, to every 50 ms: a new store answers in
+# about 50 ms (a start took 60 ms, median of 8, where polling every 50 ms took 74), a big one loads for minutes.
+FIRST_POLL, LAST_POLL = 0.005, 0.05
 
 
 def _spawn_from_lasting_thread(args: list[str]) -> subprocess.Popen[bytes]:
@@ -209,6 +213,7 @@ class EmbeddedFalkorDB:
         deadline = time.monotonic() + self.start_timeout
         # The last moment the server was seen using processor time, and how much it had used then.
         busy_at, busy_cpu = time.monotonic(), cpu_seconds(self._process.pid) or 0.0
+        pause = FIRST_POLL
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 raise RuntimeError(f"FalkorDB exited with code {self._process.returncode}:\n{self._log_tail(2000)}")
@@ -220,7 +225,8 @@ class EmbeddedFalkorDB:
                 busy_at, busy_cpu = now, cpu
             elif now - busy_at >= self.stall_seconds:
                 return False
-            time.sleep(0.05)
+            time.sleep(pause)
+            pause = min(pause * 2, LAST_POLL)
         raise RuntimeError(f"FalkorDB did not answer within {self.start_timeout}s on {self.socket_path}")
 
     def _answers(self) -> bool:
@@ -270,11 +276,15 @@ class EmbeddedFalkorDB:
         return False
 
     def stop(self) -> None:
-        """Compact the append-only file, then stop the server (SIGTERM: it fsyncs the file and exits)
-        and release the lock."""
+        """Compact the append-only file, then stop the server (it fsyncs the file and exits) and release the
+        lock."""
         if self._process is not None and self._process.poll() is None:
             self.compact()
-            self._process.terminate()
+            if self._ask_to_shut_down():
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._process.wait(timeout=SHUTDOWN_GRACE)
+            if self._process.poll() is None:
+                self._process.terminate()
             try:
                 self._process.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -284,6 +294,27 @@ class EmbeddedFalkorDB:
         if self._lock_file is not None:
             os.close(self._lock_file)
             self._lock_file = None
+
+    def _ask_to_shut_down(self) -> bool:
+        """Send SHUTDOWN: the server stops as it does on SIGTERM (the file fsynced), but at once, where a signal
+        waits for its next timer tick (up to 100 ms; a tenth of the suite's servers' lifetimes). True when the
+        server closed the connection (as it does when it goes, and as a socket nobody listens on does: the caller
+        sends SIGTERM when the process has not gone); False when it refused or did not answer."""
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        conn = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=PROBE_SECONDS,
+                           retry=Retry(NoBackoff(), 0))  # a retry would reconnect to a server on its way out
+        try:
+            conn.execute_command("SHUTDOWN")
+        except redis.ConnectionError:
+            return True
+        except redis.RedisError:
+            return False
+        finally:
+            conn.close()
+        return False
 
     @property
     def pid(self) -> int | None:
