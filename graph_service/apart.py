@@ -8,7 +8,8 @@ its length, so every other request, /healthz too, waits on it in turns (measured
 p99 84-146 ms); run on the event loop, as the as-of folds were, it holds up every request for its whole
 length. A child connects to the store the service serves (`GraphPort.connection()`), does the job and
 hands back its answer as one JSON line; the service waits for it in a worker thread, which costs its
-event loop nothing.
+event loop nothing. The children are kept between jobs (graph_service.apart_workers): a new one spends half a
+second importing before it reads its job.
 
 A job is a function of the graph and plain JSON arguments that returns plain JSON (JOBS). A job that reads
 the journal entry by entry says how far it has come (`progress`): the child prints a progress line at most
@@ -22,17 +23,16 @@ read now) and hands back only the page's records; the resolver builds the GraphQ
 
 from __future__ import annotations
 
-import contextlib
 import json
-import subprocess
+import resource
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from graph_service import errors
+from graph_service.apart_workers import POOL
 from graph_service.storage.port import GraphPort
 from graph_service.work_board import WorkBoard
 
@@ -40,6 +40,10 @@ T = TypeVar("T")
 PROGRESS_SECONDS = 0.5  # at most one progress line this often from a child (see _ProgressLines)
 COMPARING = "comparing the graph with the replay"  # verify's step once it has read the journal
 PROGRESS_KEY = "progress"
+RETIRING_KEY = "retiring"  # in an answer: the worker exits after it (see main)
+# A worker whose peak memory reached this (in KiB, as getrusage gives it on Linux) exits after its job: what a
+# whole-journal fold took goes back to the system with the process.
+RETIRE_PEAK_KB = 512 * 1024
 RUNNING = WorkBoard()  # what this process has running apart, with its progress
 
 
@@ -282,39 +286,36 @@ class ApartFailed(RuntimeError):
 
 
 def run_apart(graph: GraphPort, job: str, **args: Any) -> Any:
-    """`job(graph, **args)` run by a new Python process on the store `graph` is connected to: its answer.
-    On the board of work running (`RUNNING`) while it runs, with the progress the child reports.
+    """`job(graph, **args)` done by a Python process of its own (one of graph_service.apart_workers.POOL, kept
+    between jobs) on the store `graph` is connected to: its answer. On the board of work running (`RUNNING`)
+    while it runs, with the progress the process reports.
 
-    Raises the UserError the job raised, and ApartFailed, with the child's last words, if it gave no answer."""
+    Raises the UserError the job raised, and ApartFailed, with the process's last words, if it gave no answer."""
     if job not in JOBS:
         raise ValueError(f"no such job {job!r}; the jobs are {', '.join(sorted(JOBS))}")
     asked = json.dumps({"connection": graph.connection(), "job": job, "args": args})
-    answer: list[str] = []
-    # The child's last words go to a file, not a pipe: a pipe nobody reads until the end could fill and stall it.
-    with (RUNNING.doing(job) as report,
-          tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as said,
-          subprocess.Popen([sys.executable, "-m", "graph_service.apart"], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=said, text=True, encoding="utf-8",
-                           errors="replace") as child):
-        assert child.stdin is not None and child.stdout is not None
+    worker = POOL.take()
+    since = worker.said_so_far()
+    with RUNNING.doing(job) as report:
         try:
-            try:
-                child.stdin.write(asked)
-                child.stdin.close()
-            except BrokenPipeError:  # it died before it read its job: its last words say why
-                with contextlib.suppress(BrokenPipeError):
-                    child.stdin.close()  # closed now, whatever it still held (the Popen's exit would flush it)
-            for line in child.stdout:
-                if line.startswith('{"' + PROGRESS_KEY + '"'):
-                    report(*json.loads(line)[PROGRESS_KEY])
-                else:
-                    answer.append(line)
-            code = child.wait()
-        except BaseException:
-            child.kill()
+            answer = worker.do(asked, lambda line: report(*json.loads(line)[PROGRESS_KEY]), _is_progress)
+        except BaseException:  # interrupted mid-job: the worker's state is unknown
+            worker.kill()
             raise
-        said.seek(0)
-        return answer_of(job, code, "".join(answer), said.read())
+    if answer is None:
+        code = worker.process.wait()
+        said = worker.last_words(since)
+        worker.kill()
+        return answer_of(job, code, "", said)
+    if json.loads(answer).get(RETIRING_KEY):
+        worker.close()
+    else:
+        POOL.give_back(worker)
+    return answer_of(job, 0, answer, "")
+
+
+def _is_progress(line: str) -> bool:
+    return line.startswith('{"' + PROGRESS_KEY + '"')
 
 
 def answer_of(job: str, exit_code: int, out: str, err: str) -> Any:
@@ -333,27 +334,38 @@ def answer_of(job: str, exit_code: int, out: str, err: str) -> Any:
 
 
 def main() -> int:
-    """The child: read {connection, job, args} (JSON) on stdin, do the job, print {"value": ...} or
-    {"refused": {kind, message, field}} as one JSON line, after the job's progress lines."""
+    """The worker: for each line on stdin, {connection, job, args} (JSON), do the job and print {"value": ...} or
+    {"refused": {kind, message, field}} as one JSON line, after the job's progress lines; with RETIRING_KEY true,
+    and then exit, once its peak memory has reached RETIRE_PEAK_KB. Exit 0 at the end of stdin; 1, with the
+    traceback on stderr, when a job fails other than by a UserError."""
     from graph_service.storage.open import connect
 
     global progress
-    asked = json.loads(sys.stdin.read())
-    job = JOBS[asked["job"]]
-    graph = connect(asked["connection"])
-    progress = _ProgressLines()
-    try:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        asked = json.loads(line)
+        job = JOBS[asked["job"]]
+        graph = connect(asked["connection"])
+        progress = _ProgressLines()
         try:
-            answer: dict[str, Any] = {"value": job(graph, **asked["args"])}
-        except errors.UserError as refused:
-            answer = {"refused": {"kind": type(refused).__name__, "message": str(refused), "field": refused.field}}
-    except Exception:
-        traceback.print_exc()
-        return 1
-    finally:
-        progress = _no_progress
-        graph.close()
-    print(json.dumps(answer), flush=True)
+            try:
+                answer: dict[str, Any] = {"value": job(graph, **asked["args"])}
+            except errors.UserError as refused:
+                answer = {"refused": {"kind": type(refused).__name__, "message": str(refused),
+                                      "field": refused.field}}
+        except Exception:
+            traceback.print_exc()
+            return 1
+        finally:
+            progress = _no_progress
+            graph.close()
+        retiring = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >= RETIRE_PEAK_KB
+        if retiring:
+            answer[RETIRING_KEY] = True
+        print(json.dumps(answer), flush=True)
+        if retiring:
+            return 0
     return 0
 
 

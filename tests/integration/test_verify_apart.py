@@ -19,7 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from benchmarks.service_shape import LOADER, mix
-from graph_service import apart
+from graph_service import apart, apart_workers
 from graph_service.api.app import create_app
 from graph_service.errors import JournalBroken, NotFound
 from graph_service.fingerprint_as_of import fingerprints_as_of
@@ -110,6 +110,49 @@ def test_a_refusal_in_the_child_comes_back_as_the_same_error(backend: Backend, m
         service.close()
 
 
+def test_a_worker_does_the_next_job_too_and_one_that_failed_is_not_kept(backend: Backend) -> None:
+    service = Service.open(backend.whole_state_settings())
+    try:
+        for i in range(5):
+            service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
+        apart_workers.POOL.close_idle()
+        first = apart.run_apart(service.graph, "fingerprints_as_of", as_of=3)
+        (kept,) = apart_workers.POOL.idle()
+        assert apart.run_apart(service.graph, "fingerprints_as_of", as_of=3) == first
+        assert apart_workers.POOL.idle() == [kept]  # the same process did it, and waits again
+        with pytest.raises(NotFound):  # a refusal is an answer: the worker stays
+            apart.run_apart(service.graph, "prov", node="k-nothing", format="prov-json", upto=5)
+        assert apart_workers.POOL.idle() == [kept]
+
+        class Nowhere:
+            def connection(self) -> dict[str, str]:
+                return {"backend": "falkordb", "socket": "/nonexistent/falkordb.sock", "graph": "graph_service"}
+
+        with pytest.raises(apart.ApartFailed, match="exited 1"):
+            apart.run_apart(Nowhere(), "verify")  # type: ignore[arg-type]
+        assert apart_workers.POOL.idle() == []  # it took the kept worker, which exited
+    finally:
+        service.close()
+
+
+def test_a_worker_past_its_memory_bound_says_so_and_exits_after_its_answer(
+        backend: Backend, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # The worker's side run here (apart.main): two jobs on its stdin, a bound every process is past.
+    service = Service.open(backend.whole_state_settings())
+    try:
+        service.journal.write("ann", lambda: plan_note("one"))
+        asked = json.dumps({"connection": service.graph.connection(), "job": "fingerprints_as_of",
+                            "args": {"as_of": 1}})
+        monkeypatch.setattr(sys, "stdin", io.StringIO(asked + "\n" + asked + "\n"))
+        monkeypatch.setattr(apart, "RETIRE_PEAK_KB", 1)
+        assert apart.main() == 0
+        answers = capsys.readouterr().out.splitlines()
+        assert len(answers) == 1 and json.loads(answers[0])[apart.RETIRING_KEY] is True
+        assert apart.answer_of("fingerprints_as_of", 0, answers[0], "") == fingerprints_as_of(service.graph, 1)
+    finally:
+        service.close()
+
+
 def test_an_unknown_job_is_refused_before_any_process_starts(graph: object) -> None:
     jobs = ("beliefs_as_of, chain_audit, disputes_as_of, fingerprints_as_of, flags_as_of, items_as_of, "
             "open_questions_as_of, prov, questions_as_of, rebuild, redecide, report_as_of, snapshot_as_of, "
@@ -177,6 +220,7 @@ def test_a_child_that_dies_before_it_reads_its_job_says_so(graph: GraphPort, mon
         return popen([sys.executable, "-c", "import sys; sys.stderr.write('gone before reading'); sys.exit(3)"],
                      **options)
 
+    apart_workers.POOL.close_idle()  # so that the job starts a process, the dying one
     monkeypatch.setattr(subprocess, "Popen", dying)
     with pytest.raises(apart.ApartFailed, match="exited 3: gone before reading"):
         apart.run_apart(graph, "rebuild", upto=None, skip=["x" * 2_000_000])
