@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from graph_service.storage.neo4j_server import SHORT_LIVED_JVM, LocalNeo4j, Neo4jUnavailable, free_port, missing_tools
+from graph_service.storage.neo4j_server import LocalNeo4j, Neo4jUnavailable, free_port, missing_tools
 from graph_service.storage.port import GraphPort
 from tests.backends import Backend, Neo4jEndpoint
 
@@ -62,7 +62,7 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jEndp
     if java_problem:
         pytest.skip(f"Neo4j backend not tested: {docker_problem}, and the local server cannot run: {java_problem}")
     server = LocalNeo4j(tmp_path_factory.mktemp("neo4j"), bolt_port=free_port(), http_port=None,
-                        heap="1g", page_cache="256m", jvm_options=SHORT_LIVED_JVM)
+                        heap="1g", page_cache="256m")
     try:
         server.start()
     except Neo4jUnavailable as exc:

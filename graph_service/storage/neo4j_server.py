@@ -21,7 +21,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -30,12 +29,6 @@ from graph_service.processes import die_with_parent
 _REPO_POM = Path(__file__).resolve().parents[2] / "tools" / "neo4j" / "pom.xml"
 POM = Path(os.environ.get("GRAPH_SERVICE_NEO4J_POM", _REPO_POM))
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
-# For a server that lives minutes and runs many queries a few times each (a test session): the JIT's first tier
-# only. The optimising tier's compiler thread was the JVM's largest user of processor in a test of the suite
-# (Flight Recorder's thread loads). Seven of the suite's slowest Neo4j tests on two workers, two runs each in
-# alternating order: 0.87x the time (273 s against 314) and 0.75x the processor. A single test that loads in bulk
-# alone on the machine took 1.2x the time: a long-lived server keeps the default.
-SHORT_LIVED_JVM = ("-XX:TieredStopAtLevel=1",)
 
 
 class Neo4jUnavailable(RuntimeError):
@@ -81,9 +74,7 @@ class LocalNeo4j:
 
     def __init__(self, home: str | Path, *, bolt_port: int = 7687, http_port: int | None = 7474,
                  heap: str = "1g", page_cache: str = "512m", start_timeout: float = 180.0,
-                 die_with_parent: bool = True, jvm_options: Sequence[str] = ()) -> None:
-        """`jvm_options`: flags for the server's JVM besides the heap and the collector (for instance
-        `SHORT_LIVED_JVM`)."""
+                 die_with_parent: bool = True) -> None:
         self.home = Path(home).resolve()
         self.bolt_port = bolt_port
         self.http_port = http_port or free_port()
@@ -91,7 +82,6 @@ class LocalNeo4j:
         self.page_cache = page_cache
         self.start_timeout = start_timeout
         self.die_with_parent = die_with_parent
-        self.jvm_options = tuple(jvm_options)
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -138,8 +128,7 @@ class LocalNeo4j:
         java = shutil.which("java")
         if java is None:
             raise Neo4jUnavailable("java not found on PATH")
-        args = [java, f"-Xmx{self.heap}", "-XX:+UseG1GC", *self.jvm_options, "-Dfile.encoding=UTF-8", f"@{argfile}",
-                ENTRY_POINT,
+        args = [java, f"-Xmx{self.heap}", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8", f"@{argfile}", ENTRY_POINT,
                 f"--home-dir={self.home}", f"--config-dir={conf}"]
         output = open(self.home / "logs" / "console.log", "ab")  # noqa: SIM115 (the child owns it)
         try:
