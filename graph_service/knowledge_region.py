@@ -257,9 +257,11 @@ class PartsFromGraph:
         rows = self.graph.run("item_reads_upto", {"upto": self.upto, "asked": {"ids": ids},
                                                   "payload_ops": list(ASSERTION_OPS),
                                                   "resolution_ops": list(RESOLUTION_OPS)})
-        by_id = {row["id"]: row for row in rows}
+        by_id = {row["id"]: row for row in rows if row["id"] is not None}
+        by_key = {row["key"]: row for row in rows if row["id"] is None}  # a row for each key the items are on
         for item_id in ids:
-            rec = self._read[(ITEMS, item_id)] = self._item_read(item_id, by_id[item_id]) if item_id in by_id else None
+            rec = self._read[(ITEMS, item_id)] = (
+                self._item_read(item_id, by_id[item_id], by_key) if item_id in by_id else None)
             self._know_empty(shown_empty(ITEMS, item_id, rec))
 
     def _know_empty(self, parts: Iterable[tuple[str, Any]]) -> None:
@@ -267,7 +269,8 @@ class PartsFromGraph:
         for part, key in parts:
             self._read.setdefault((part, key), EMPTY[part]())
 
-    def _item_read(self, item_id: str, row: Mapping[str, Any]) -> ItemRecord | None:
+    def _item_read(self, item_id: str, row: Mapping[str, Any],
+                   by_key: Mapping[str, Mapping[str, Any]]) -> ItemRecord | None:
         flags = [{"id": f["id"], **w} for f in row["flags"] for w in f["writes"]]
         covers = [{"flag": f["id"], "item": item_id, "since_seq": f["since_seq"]} for f in row["flags"]]
         for write in row["writes"]:
@@ -286,10 +289,12 @@ class PartsFromGraph:
             if flag["id"] in rec.flags:
                 self._read[(FLAGS, flag["id"])] = self._flag(flag["id"], flag["writes"], flag["covers"])
         if rec.key is not None:
-            self._read[(ON_KEY, rec.key)] = set(row["on_key"])
-            disputes = {(d["id"], w["seq"]): {"id": d["id"], **w}
-                        for d in row["disputes"] for w in d["writes"]}
-            self._disputes_of(rec.key, list(disputes.values()))
+            keyed = by_key[rec.key]  # the key's own row, one for all the items on it
+            self._read[(ON_KEY, rec.key)] = set(keyed["on_key"])
+            if (DISPUTES, rec.key) not in self._read:  # folded once a key
+                disputes = {(d["id"], w["seq"]): {"id": d["id"], **w}
+                            for d in keyed["disputes"] for w in d["writes"]}
+                self._disputes_of(rec.key, list(disputes.values()))
         return rec
 
     def _fingerprint_sum(self) -> tuple[int, int]:
