@@ -507,8 +507,12 @@ class Journal:
                 with self._lock:
                     applied = self._take_landed(entry, promised_empty=empty)
                     result = self._pending_results.pop(entry.seq) if applied is None else applied.result
-                    if applied is not None:
+                    # An entry whose append projected it too (one that changes no node: `empty`) needs no
+                    # step of its own: a step is a worker thread's round trip for an async caller.
+                    if applied is not None and entry.seq > self._projected:
                         self._projecting = entry.seq
+                    else:
+                        applied = None
             finally:
                 with self._lock:
                     self._awaited.discard(entry.seq)
