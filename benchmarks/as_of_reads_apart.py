@@ -57,11 +57,11 @@ def _code(tree: Path) -> Iterator[None]:
 
 def load(data: Path, mix: int, seed: int) -> int:
     """The store of the mix in `data`; its journal's head."""
-    from tests.integration.test_knowledge_as_of import _history
+    from tests.integration.knowledge_histories import write_knowledge_history
 
     service = Service.open(Settings(data_dir=data, **LOADING))
     try:
-        _history(service, mix, seed)
+        write_knowledge_history(service, mix, seed)
         for i in range(mix // 50):  # declared unknowns, which the mix has none of
             service.journal.write("ann", lambda i=i: plans.plan_declare(service.state, f"site-{i % 7}",
                                                                         f"is pump {i} on?", factor=f"pump-{i}"))
