@@ -509,17 +509,16 @@ class Journal:
                     result = self._pending_results.pop(entry.seq) if applied is None else applied.result
                     # An entry whose append projected it too (one that changes no node: `empty`) needs no
                     # step of its own: a step is a worker thread's round trip for an async caller.
-                    if applied is not None and entry.seq > self._projected:
+                    to_project = applied if applied is not None and entry.seq > self._projected else None
+                    if to_project is not None:
                         self._projecting = entry.seq
-                    else:
-                        applied = None
             finally:
                 with self._lock:
                     self._awaited.discard(entry.seq)
                     self._pending_results.pop(entry.seq, None)
-            if applied is not None:
+            if to_project is not None:
                 try:
-                    yield partial(self._project, entry.seq, applied)
+                    yield partial(self._project, entry.seq, to_project)
                 finally:
                     with self._lock:
                         self._projecting = None
