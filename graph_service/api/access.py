@@ -32,11 +32,10 @@ from graphql import (
 )
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
 from graph_service.actors import actor_key
-from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated
 from graph_service.config import Settings
 
 log = logging.getLogger(__name__)
@@ -248,7 +247,7 @@ class BearerAuth:
     """ASGI middleware: requests to the GraphQL endpoint need a valid bearer token (unless open).
 
     A refused HTTP request or websocket handshake gets 401 with a JSON body and nothing runs. A request
-    `public` says yes to (a static page on a protected path) passes without a role, which AccessControl
+    `public` says yes to (a static page on a protected path) passes without a role, which FieldAccessRule
     refuses should it ever reach GraphQL.
     """
 
@@ -315,18 +314,10 @@ def forbidden_error(field: str, needed: Role, role: Role | None) -> GraphQLError
                         extensions={"code": "FORBIDDEN", "field": field, "requiredRole": needed.label})
 
 
-class AccessControl(SchemaExtension):
-    """Refuses, during validation and so before any resolver runs, an operation whose root selects a
-    field the request's role may not use. The role is `context["role"]`; none at all is refused."""
-
-    def on_operation(self) -> Iterator[None]:
-        validating(self.execution_context)
-        self.execution_context.validation_rules = (*self.execution_context.validation_rules, FieldAccessRule)
-        yield
-
-
 class FieldAccessRule(ValidationRule):
-    """Reports each root field the request's role may not use (see AccessControl)."""
+    """Refuses, during validation and so before any resolver runs, an operation whose root selects a
+    field the request's role may not use: reports each such field. The role is `context["role"]`; none at
+    all is refused. A request rule (api/validating.RequestRules)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)

@@ -8,6 +8,7 @@ from functools import wraps
 from typing import Any, ParamSpec, TypeVar
 
 from graphql import GraphQLError
+from strawberry.extensions import MaskErrors
 
 from graph_service.errors import AlreadyWritten, Conflict, JournalBroken, KeyReused, NotFound, UserError
 
@@ -61,3 +62,18 @@ def should_mask_error(error: GraphQLError) -> bool:
     if isinstance(original, GraphQLError):
         return should_mask_error(original)
     return True
+
+
+class MaskUnexpectedErrors(MaskErrors):
+    """strawberry's MaskErrors with this service's rule (`should_mask_error`): an unexpected error reaches the
+    client as "Unexpected error." with nothing of its cause. Its result check asks for an `errors` attribute
+    itself: MaskErrors asks through a runtime-checkable Protocol, an isinstance that Python 3.11 works out
+    anew on every call, and that was about 3% of every request's processor time in the service."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=should_mask_error)
+
+    def _process_result(self, result: object) -> None:
+        errors = getattr(result, "errors", None)
+        if errors:
+            result.errors = self._process_errors(errors)  # type: ignore[attr-defined]

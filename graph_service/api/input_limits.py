@@ -13,7 +13,7 @@ included, so a field added later is held to it without a line of its own:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from graphql import (
@@ -30,9 +30,8 @@ from graphql import (
     ValidationRule,
     value_from_ast_untyped,
 )
-from strawberry.extensions import SchemaExtension
 
-from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated
 from graph_service.stream.rows import MAX_NAME_CHARS
 
 MAX_INPUT_DEPTH = 32
@@ -118,17 +117,9 @@ def _too_long(text: str, path: str, kind: str) -> str | None:
     return f"{path} is {len(text)} characters long; {kind} {verb} capped at {cap}"
 
 
-class InputLimits(SchemaExtension):
-    """Refuses, during validation, an argument nested too deep or holding a string over its cap."""
-
-    def on_operation(self) -> Iterator[None]:
-        validating(self.execution_context)
-        self.execution_context.validation_rules = (*self.execution_context.validation_rules, InputLimitsRule)
-        yield
-
-
 class InputLimitsRule(ValidationRule):
-    """Reports each argument over its depth or length limit (see InputLimits)."""
+    """Reports each argument nested too deep or holding a string over its cap, during validation (a
+    request rule: api/validating.RequestRules)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)

@@ -8,7 +8,7 @@ journal's. One rule at the edge keeps every backend and every field the same.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from graphql import (
@@ -19,9 +19,8 @@ from graphql import (
     ValidationRule,
     VariableDefinitionNode,
 )
-from strawberry.extensions import SchemaExtension
 
-from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated
 
 NUL = "\x00"
 
@@ -60,17 +59,9 @@ def _holds_nul(value: object) -> bool:
     return False
 
 
-class NoNulCharacters(SchemaExtension):
-    """Refuses, during validation, a document or variables holding a string with a NUL in it."""
-
-    def on_operation(self) -> Iterator[None]:
-        validating(self.execution_context)
-        self.execution_context.validation_rules = (*self.execution_context.validation_rules, NulRule)
-        yield
-
-
 class NulRule(ValidationRule):
-    """Reports each variable and string literal holding a NUL (see NoNulCharacters)."""
+    """Reports each variable and string literal holding a NUL, during validation (a request rule:
+    api/validating.RequestRules)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)

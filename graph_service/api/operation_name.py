@@ -4,12 +4,9 @@ runs an operation the client may never have meant to send."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from graphql import GraphQLError, OperationDefinitionNode, ValidationContext, ValidationRule
-from strawberry.extensions import SchemaExtension
 
-from graph_service.api.validating import REQUEST_RULES, operation_validated, validating
+from graph_service.api.validating import REQUEST_RULES, operation_validated
 
 
 def unnamed_choice_error(count: int) -> GraphQLError:
@@ -18,17 +15,9 @@ def unnamed_choice_error(count: int) -> GraphQLError:
                         extensions={"code": "BAD_USER_INPUT", "field": "operationName"})
 
 
-class OperationNameRequired(SchemaExtension):
-    """Refuses, during validation, a document of several operations sent without an operationName."""
-
-    def on_operation(self) -> Iterator[None]:
-        validating(self.execution_context)
-        self.execution_context.validation_rules = (*self.execution_context.validation_rules, OperationNameRule)
-        yield
-
-
 class OperationNameRule(ValidationRule):
-    """Reports a document of several operations sent without an operationName."""
+    """Reports a document of several operations sent without an operationName (a request rule:
+    api/validating.RequestRules)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)

@@ -13,7 +13,7 @@ breaking as graphql-core's visitors do, and its cap on errors. For the issue 10 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from graphql import (
@@ -41,7 +41,9 @@ MAX_ERRORS = 100  # graphql-core validate's own cap
 
 @dataclass(frozen=True)
 class Event:
-    """A node entered or left, with the visitor's arguments there and TypeInfo's answers."""
+    """A node entered or left, with the visitor's arguments there and TypeInfo's answers; `hooks`: the rules
+    (by index) that have a hook for it, each with that hook's name; `leave_at`: for a node entered, the index
+    of the event that leaves it (a rule that skips the node skips every event up to that one)."""
 
     entering: bool
     node: Node
@@ -50,12 +52,23 @@ class Event:
     path: tuple[Any, ...]
     ancestors: tuple[Any, ...]
     answers: dict[str, Any]
+    hooks: tuple[tuple[int, str], ...]
+    leave_at: int = -1
+
+
+def hook_name(rule: type[ASTValidationRule], kind: str, entering: bool) -> str | None:
+    """The method graphql-core's Visitor.get_enter_leave_for_kind would find on this rule for this kind and
+    direction: `enter_<kind>` (or `leave_<kind>`), else `enter` (or `leave`), else none."""
+    way = "enter" if entering else "leave"
+    for name in (f"{way}_{kind}", way):
+        if getattr(rule, name, None):
+            return name
+    return None
 
 
 def handled_kinds(rules: Sequence[type[ASTValidationRule]], kind: str) -> bool:
     """Does any of these rules have a hook for nodes of this kind?"""
-    return any(getattr(rule, f"{way}_{kind}", None) or getattr(rule, way, None)
-               for rule in rules for way in ("enter", "leave"))
+    return any(hook_name(rule, kind, entering) for rule in rules for entering in (True, False))
 
 
 class Recorder(Visitor):
@@ -67,6 +80,7 @@ class Recorder(Visitor):
         self.type_info = type_info
         self.rules = rules
         self.events: list[Event] = []
+        self.entered: list[int] = []  # the events of the nodes entered and not yet left
         self.wanted: dict[str, bool] = {}
 
     def enter(self, node: Node, key: Any, parent: Any, path: list[Any], ancestors: list[Any]) -> None:
@@ -80,15 +94,24 @@ class Recorder(Visitor):
         kind = node.kind
         if kind not in self.wanted:
             self.wanted[kind] = handled_kinds(self.rules, kind)
-        if self.wanted[kind]:
-            self.events.append(Event(entering, node, key, parent, tuple(path), tuple(ancestors),
-                                     {name: getattr(self.type_info, name)() for name in TYPE_INFO_ANSWERS}))
+        if not self.wanted[kind]:
+            return
+        hooks = tuple((i, name) for i, rule in enumerate(self.rules)
+                      if (name := hook_name(rule, kind, entering)) is not None)
+        if entering:
+            self.entered.append(len(self.events))
+        else:
+            opened = self.entered.pop()
+            self.events[opened] = replace(self.events[opened], leave_at=len(self.events))
+        self.events.append(Event(entering, node, key, parent, tuple(path), tuple(ancestors),
+                                 {name: getattr(self.type_info, name)() for name in TYPE_INFO_ANSWERS}, hooks))
 
 
 def record(schema: GraphQLSchema, document: DocumentNode,
            rules: Sequence[type[ASTValidationRule]]) -> tuple[Event, ...]:
     """The events of the kinds these rules handle, in the order `validate` visits them (the same keys,
-    with a TypeInfo). RecursionError for a document too deep to walk (the caller validates as before)."""
+    with a TypeInfo), each naming the hooks of `rules` it calls: replay them with the same rules, in the
+    same order. RecursionError for a document too deep to walk (the caller validates as before)."""
     type_info = TypeInfo(schema)
     recorder = Recorder(type_info, rules)
     visit(document, TypeInfoVisitor(type_info, recorder), query_document_keys_to_validate)
@@ -109,8 +132,8 @@ class ReplayedTypeInfo:
 
 def replay(schema: GraphQLSchema, document: DocumentNode, events: Sequence[Event],
            rules: Sequence[type[ASTValidationRule]]) -> list[GraphQLError]:
-    """The errors these rules report over the recorded events, as `validate(schema, document, rules)`
-    would report them."""
+    """The errors these rules report over the events `record` made for them (the same rules, in the same
+    order), as `validate(schema, document, rules)` would report them."""
     errors: list[GraphQLError] = []
 
     def on_error(error: GraphQLError) -> None:
@@ -124,29 +147,26 @@ def replay(schema: GraphQLSchema, document: DocumentNode, events: Sequence[Event
     # in its constructor aborts the whole validation (strawberry answers with the abort alone).
     visitors = [rule(context) for rule in rules]
     try:
-        skipping: list[Node | None] = [None] * len(visitors)
+        # Each rule's position past which it visits again after a SKIP (graphql-core calls neither the hooks
+        # inside a skipped node nor its leave), and whether it has broken off (BREAK: no more hooks at all).
+        skip_until = [-1] * len(visitors)
         broken = [False] * len(visitors)
-        for event in events:
+        for position, event in enumerate(events):
+            if not event.hooks:
+                continue
             type_info.answers = event.answers
-            for i, visitor in enumerate(visitors):
-                if broken[i]:
+            for i, name in event.hooks:
+                if broken[i] or position <= skip_until[i]:
                     continue
-                if skipping[i] is not None:
-                    if not event.entering and event.node is skipping[i]:
-                        skipping[i] = None  # a skipped node's own leave is not called either
-                    continue
-                enter, leave = visitor.get_enter_leave_for_kind(event.node.kind)
-                hook = enter if event.entering else leave
-                if hook is None:
-                    continue
-                result = hook(event.node, event.key, event.parent, list(event.path), list(event.ancestors))
+                result = getattr(visitors[i], name)(event.node, event.key, event.parent, list(event.path),
+                                                    list(event.ancestors))
                 if result is BREAK or result is True:
                     broken[i] = True
                 elif result is SKIP or result is False:
                     if event.entering:
-                        skipping[i] = event.node
+                        skip_until[i] = event.leave_at
                 elif result is not None:
-                    raise TypeError(f"{type(visitor).__name__} edits the document: a validation rule must not")
+                    raise TypeError(f"{type(visitors[i]).__name__} edits the document: a validation rule must not")
     except ValidationAbortedError as error:
         error.__context__ = None
         errors.append(error.with_traceback(None))

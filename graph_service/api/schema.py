@@ -10,7 +10,6 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
     AddValidationRules,
-    MaskErrors,
     MaxTokensLimiter,
     ParserCache,
     max_aliases,
@@ -22,26 +21,26 @@ from strawberry.types import ExecutionContext, ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.utils.logging import StrawberryLogger
 
-from graph_service.api.access import AccessControl
+from graph_service.api.access import FieldAccessRule
 from graph_service.api.belief_mutations import BeliefMutation
 from graph_service.api.belief_types import BeliefQuery
-from graph_service.api.errors import should_mask_error
+from graph_service.api.errors import MaskUnexpectedErrors
 from graph_service.api.history_types import HistoryQuery
 from graph_service.api.impact_types import ImpactQuery
-from graph_service.api.input_limits import InputLimits
+from graph_service.api.input_limits import InputLimitsRule
 from graph_service.api.journal_types import JournalMutation, JournalQuery
 from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
 from graph_service.api.log_types import LogQuery
-from graph_service.api.no_nul import NoNulCharacters
+from graph_service.api.no_nul import NulRule
 from graph_service.api.node_query import NodeQuery
-from graph_service.api.operation_name import OperationNameRequired
+from graph_service.api.operation_name import OperationNameRule
 from graph_service.api.prov_types import ProvQuery
 from graph_service.api.question_types import QuestionMutation, QuestionQuery
 from graph_service.api.scalars import SCALARS
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
-from graph_service.api.validating import DocumentValidationCache
+from graph_service.api.validating import DocumentValidationCache, RequestRules
 from graph_service.api.vocabularies import name_allowed_values
 from graph_service.errors import UserError
 
@@ -111,6 +110,13 @@ class ServiceSchema(strawberry.Schema):
 # graphql-core's inspection of every AST kind (see api/validating.py).
 DEPTH_RULE = query_depth_limiter.create_validator(MAX_DEPTH, None)
 ALIASES_RULE = max_aliases.create_validator(MAX_ALIASES)
+# The rules that read the request, in the order their errors are reported.
+REQUEST_RULES_IN_ORDER = (
+    FieldAccessRule,  # the request's role may use each root field
+    NulRule,  # FalkorDB cannot hold U+0000: refused before anything is written
+    InputLimitsRule,  # depth and length caps on every argument
+    OperationNameRule,  # a document of several operations runs the one the request names
+)
 
 
 def build_schema(*, introspection: bool = True) -> strawberry.Schema:
@@ -119,11 +125,8 @@ def build_schema(*, introspection: bool = True) -> strawberry.Schema:
         lambda: AddValidationRules([DEPTH_RULE, ALIASES_RULE]),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
         lambda: ParserCache(maxsize=PARSED_DOCUMENTS),  # keyed by the parse options the token limit sets too
-        lambda: MaskErrors(should_mask_error=should_mask_error),
-        AccessControl,
-        NoNulCharacters,  # FalkorDB cannot hold U+0000: refused before anything is written
-        InputLimits,  # depth and length caps on every argument
-        OperationNameRequired,
+        MaskUnexpectedErrors,
+        lambda: RequestRules(REQUEST_RULES_IN_ORDER),
         DocumentValidationCache,  # runs the rules the ones above add (validation, after every on_operation)
     ]
     if not introspection:

@@ -1,17 +1,19 @@
-"""The operation a validation rule is checking, for rules defined once rather than per request.
+"""Validation: the rules that read the request (its role, variables, operationName), and the cache that
+runs the rest once per document.
 
-graphql-core takes validation rules as classes, and a rule needs the request's own data (its role,
-variables, operationName). Defining a rule class inside each request's hook gave every request four
-new classes, and graphql-core's Visitor inspects every AST kind when a subclass is made: measured,
-validation was 3.8 ms of a 5.2 ms `note` over GraphQL. So the rules are module-level classes and
+graphql-core takes validation rules as classes, and a rule needs the request's own data. Defining a rule
+class inside each request's hook gave every request four new classes, and graphql-core's Visitor inspects
+every AST kind when a subclass is made: measured, validation was 3.8 ms of a 5.2 ms `note` over GraphQL.
+So the rules are module-level classes, added to each operation by one extension (`RequestRules`), and
 read the request's execution context from here.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
+from functools import lru_cache
 
 from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema, validate
 from strawberry.extensions import SchemaExtension
@@ -24,15 +26,33 @@ _OPERATION: ContextVar[ExecutionContext] = ContextVar("graph_service_validating"
 
 
 def validating(execution_context: ExecutionContext) -> None:
-    """Name the operation about to be validated (each extension's `on_operation` calls this before it
-    yields). Not reset afterwards: every operation sets it before its validation reads it, and a
-    request's task (with its copy of the context) ends with the request."""
+    """Name the operation about to be validated (`RequestRules.on_operation` calls this before it yields).
+    Not reset afterwards: every operation sets it before its validation reads it, and a request's task
+    (with its copy of the context) ends with the request."""
     _OPERATION.set(execution_context)
 
 
 def operation_validated() -> ExecutionContext:
     """The execution context of the operation being validated (set by `validating`)."""
     return _OPERATION.get()
+
+
+class RequestRules(SchemaExtension):
+    """Validates each operation with `rules` as well: rules that read the request itself through
+    `operation_validated`, which this names before validation runs (each registered in REQUEST_RULES by
+    its module). One extension for all of them: strawberry makes every extension anew for each request and
+    runs each one's hooks, and four of them, one a rule, were about 30 us of every request."""
+
+    def __init__(self, rules: Sequence[type[ASTValidationRule]]) -> None:
+        unregistered = [rule.__name__ for rule in rules if rule not in REQUEST_RULES]
+        if unregistered:
+            raise ValueError(f"not request rules (api/validating.REQUEST_RULES): {', '.join(unregistered)}")
+        self.rules = tuple(rules)
+
+    def on_operation(self) -> Iterator[None]:
+        validating(self.execution_context)
+        self.execution_context.validation_rules = (*self.execution_context.validation_rules, *self.rules)
+        yield
 
 
 class DocumentValidationCache(SchemaExtension):
@@ -54,9 +74,8 @@ class DocumentValidationCache(SchemaExtension):
             yield
             return
         schema = context.schema._schema
-        per_request = tuple(r for r in context.validation_rules if r in REQUEST_RULES)
-        per_document = tuple(r for r in context.validation_rules if r not in REQUEST_RULES)
-        key = (id(schema), context.query or "", tuple(f"{r.__module__}.{r.__qualname__}" for r in per_document))
+        per_request, per_document, request_names, document_names = _split(tuple(context.validation_rules))
+        key = (id(schema), context.query or "", document_names)
         errors = _DOCUMENT_ERRORS.get(key)
         if errors is None:
             errors = validate_document(schema, document, per_document)
@@ -69,18 +88,36 @@ class DocumentValidationCache(SchemaExtension):
         found = [GraphQLError(e.message, e.nodes, e.source, e.positions, e.path, e.original_error,
                               dict(e.extensions or {})) for e in errors]
         if per_request:
-            recorded = None if errors else _recorded(schema, context.query or "", document, per_request)
+            recorded = None if errors else _recorded(schema, context.query or "", document, per_request,
+                                                     request_names)
             found += validate(schema, document, per_request) if recorded is None \
                 else replay(schema, recorded[0], recorded[1], per_request)
         context.pre_execution_errors = found
         yield
 
 
-def _recorded(schema: GraphQLSchema, query: str, document: DocumentNode,
-              rules: tuple[type[ASTValidationRule], ...]) -> tuple[DocumentNode, tuple[Event, ...]] | None:
+RuleSplit = tuple[tuple[type[ASTValidationRule], ...], tuple[type[ASTValidationRule], ...], tuple[str, ...],
+                  tuple[str, ...]]
+
+
+@lru_cache(maxsize=64)
+def _split(rules: tuple[type[ASTValidationRule], ...]) -> RuleSplit:
+    """The rules that read the request and those that read only the document, in their order, with their
+    names (the caches' keys): worked out once per set of rules, which is the same for every request."""
+    per_request = tuple(r for r in rules if r in REQUEST_RULES)
+    per_document = tuple(r for r in rules if r not in REQUEST_RULES)
+    return per_request, per_document, _names(per_request), _names(per_document)
+
+
+def _names(rules: tuple[type[ASTValidationRule], ...]) -> tuple[str, ...]:
+    return tuple(f"{r.__module__}.{r.__qualname__}" for r in rules)
+
+
+def _recorded(schema: GraphQLSchema, query: str, document: DocumentNode, rules: tuple[type[ASTValidationRule], ...],
+              names: tuple[str, ...]) -> tuple[DocumentNode, tuple[Event, ...]] | None:
     # The document (the first parse of this text: the events' nodes are its own) and its events for
-    # these rules; None for a document too deep to walk, which graphql-core's validate answers.
-    key = (id(schema), query, tuple(f"{r.__module__}.{r.__qualname__}" for r in rules))
+    # these rules (`names`: theirs); None for a document too deep to walk, which graphql-core's validate answers.
+    key = (id(schema), query, names)
     found = _RECORDED.get(key)
     if found is None:
         try:

@@ -7,7 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from graphql import parse, validate
+from graphql import (
+    BREAK,
+    SKIP,
+    ArgumentNode,
+    GraphQLError,
+    StringValueNode,
+    ValidationContext,
+    ValidationRule,
+    parse,
+    validate,
+)
 from graphql.validation.validate import ValidationAbortedError
 from strawberry.types.execution import ExecutionContext
 from strawberry.types.graphql import OperationType
@@ -103,3 +113,54 @@ def test_a_rule_reaching_the_error_cap_as_it_is_built_aborts_as_validate_does() 
     answered = SCHEMA.execute_sync("{ __typename }", variable_values=variables, context_value={"role": Role.ADMIN})
     assert [e.message for e in answered.errors or []] == [
         "Too many validation errors, error limit reached. Validation aborted."]
+
+
+class SkipsArguments(ValidationRule):
+    """Reports each argument it enters and leaves, and each string literal, except inside arguments named
+    `skipped`, which it skips (SKIP: neither their strings nor their own leave are visited)."""
+
+    def enter_argument(self, node: ArgumentNode, *_: Any) -> object:
+        if node.name.value == "skipped":
+            return SKIP
+        self.report_error(GraphQLError(f"entered {node.name.value}", node))
+        return None
+
+    def leave_argument(self, node: ArgumentNode, *_: Any) -> None:
+        self.report_error(GraphQLError(f"left {node.name.value}", node))
+
+    def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
+        self.report_error(GraphQLError(f"string {node.value}", node))
+
+
+class BreaksAtSecondString(ValidationRule):
+    """Reports each field and string literal until the second string, then stops visiting (BREAK)."""
+
+    def __init__(self, context: ValidationContext) -> None:
+        super().__init__(context)
+        self.seen = 0
+
+    def enter_string_value(self, node: StringValueNode, *_: Any) -> object:
+        self.seen += 1
+        self.report_error(GraphQLError(f"string {node.value}, seen by the breaking rule", node))
+        return BREAK if self.seen == 2 else None
+
+    def enter(self, node: Any, *_: Any) -> None:  # every other kind: nothing is called after BREAK
+        if node.kind == "field":
+            self.report_error(GraphQLError(f"field {node.name.value}", node))
+
+
+@pytest.mark.parametrize("order", [(SkipsArguments, BreaksAtSecondString), (BreaksAtSecondString, SkipsArguments)],
+                         ids=["skipping first", "breaking first"])
+def test_skipping_and_breaking_rules_are_replayed_as_validate_visits_them(order: tuple[type, ...]) -> None:
+    """graphql-core's parallel visit skips a node for the rule that returned SKIP entering it (the nodes inside
+    and its own leave) and stops a rule that returned BREAK; the replay does both, each for its own rule."""
+    # Arguments the schema does not define are no matter here: only these two rules run.
+    document = parse('{ a: belief(id: "one", skipped: "hidden") { id } b: beliefs(first: 2, after: "two") '
+                     '{ totalCount } c: belief(skipped: "also hidden", id: "three") { id } }')
+    schema = SCHEMA._schema
+    walked = validate(schema, document, list(order))
+    messages = [e.message for e in walked]
+    assert "string hidden" not in messages and "left skipped" not in messages  # skipped, inside and out
+    assert "string three, seen by the breaking rule" not in messages and "field c" not in messages  # broken off
+    assert "string three" in messages  # the other rule goes on
+    assert errors_of(replay(schema, document, record(schema, document, order), order)) == errors_of(walked)
