@@ -14,12 +14,14 @@ import hashlib
 import json
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -317,28 +319,47 @@ def forbidden_error(field: str, needed: Role, role: Role | None) -> GraphQLError
 class FieldAccessRule(ValidationRule):
     """Refuses, during validation and so before any resolver runs, an operation whose root selects a
     field the request's role may not use: reports each such field. The role is `context["role"]`; none at
-    all is refused. A request rule (api/validating.RequestRules)."""
+    all is refused. A request rule (api/validating.Validation)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)
         execution_context = operation_validated()
         context = execution_context.context
         role = context.get("role") if isinstance(context, Mapping) else getattr(context, "role", None)
-        document = validation_context.document
-        fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-        # The operation the executor will run: the one named, else every one (the executor
-        # itself refuses an unnamed choice among several).
-        name = execution_context.operation_name
-        operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)
-                      and (name is None or (d.name is not None and d.name.value == name))]
         refused: set[str] = set()
-        for operation in operations:
+        for field, needed in root_field_needs(validation_context.document, execution_context.operation_name):
+            if (role is None or role < needed) and field not in refused:
+                refused.add(field)
+                validation_context.report_error(forbidden_error(field, needed, role))
+
+
+def root_field_needs(document: DocumentNode, name: str | None) -> tuple[tuple[str, Role], ...]:
+    """Each root field the operation named `name` selects (every operation's when None: the executor itself
+    refuses an unnamed choice among several), in document order, with the role it needs. Kept per parsed
+    document (the same object for the same text: api/schema.py's parser cache) and name, for the next request."""
+    key = (id(document), name)
+    kept = _ROOT_FIELD_NEEDS.get(key)
+    if kept is not None and kept[0] is document:
+        _ROOT_FIELD_NEEDS.move_to_end(key)
+        return kept[1]
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    needs: list[tuple[str, Role]] = []
+    for operation in document.definitions:
+        if isinstance(operation, OperationDefinitionNode) and (
+                name is None or (operation.name is not None and operation.name.value == name)):
             operation_type = OperationType(operation.operation.value)
-            for field in _root_fields(operation.selection_set, fragments):
-                needed = required_role(operation_type, field)
-                if (role is None or role < needed) and field not in refused:
-                    refused.add(field)
-                    validation_context.report_error(forbidden_error(field, needed, role))
+            needs += [(field, required_role(operation_type, field))
+                      for field in _root_fields(operation.selection_set, fragments)]
+    # The document is kept with its answer, so its id cannot name another document while the answer is kept.
+    _ROOT_FIELD_NEEDS[key] = (document, tuple(needs))
+    while len(_ROOT_FIELD_NEEDS) > ROOT_FIELD_NEEDS_KEPT:
+        _ROOT_FIELD_NEEDS.popitem(last=False)
+    return tuple(needs)
+
+
+ROOT_FIELD_NEEDS_KEPT = 64  # as many as the parsed documents kept (api/schema.py PARSED_DOCUMENTS)
+_ROOT_FIELD_NEEDS: OrderedDict[tuple[int, str | None], tuple[DocumentNode, tuple[tuple[str, Role], ...]]] = \
+    OrderedDict()
 
 
 REQUEST_RULES.add(FieldAccessRule)

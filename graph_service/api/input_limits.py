@@ -119,7 +119,7 @@ def _too_long(text: str, path: str, kind: str) -> str | None:
 
 class InputLimitsRule(ValidationRule):
     """Reports each argument nested too deep or holding a string over its cap, during validation (a
-    request rule: api/validating.RequestRules)."""
+    request rule: api/validating.Validation)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)

@@ -61,7 +61,7 @@ def _holds_nul(value: object) -> bool:
 
 class NulRule(ValidationRule):
     """Reports each variable and string literal holding a NUL, during validation (a request rule:
-    api/validating.RequestRules)."""
+    api/validating.Validation)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)

@@ -17,7 +17,7 @@ def unnamed_choice_error(count: int) -> GraphQLError:
 
 class OperationNameRule(ValidationRule):
     """Reports a document of several operations sent without an operationName (a request rule:
-    api/validating.RequestRules)."""
+    api/validating.Validation)."""
 
     def __init__(self, validation_context: ValidationContext) -> None:
         super().__init__(validation_context)

@@ -9,7 +9,6 @@ from typing import Any
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
-    AddValidationRules,
     MaxTokensLimiter,
     ParserCache,
     max_aliases,
@@ -40,7 +39,7 @@ from graph_service.api.scalars import SCALARS
 from graph_service.api.statement_types import StatementMutation, StatementQuery
 from graph_service.api.stream_types import StreamMutation, StreamQuery
 from graph_service.api.subscription import JournalSubscription
-from graph_service.api.validating import DocumentValidationCache, RequestRules
+from graph_service.api.validating import Validation
 from graph_service.api.vocabularies import name_allowed_values
 from graph_service.errors import UserError
 
@@ -122,12 +121,11 @@ REQUEST_RULES_IN_ORDER = (
 def build_schema(*, introspection: bool = True) -> strawberry.Schema:
     """The schema; extensions are passed as classes or factories so no state is shared between requests."""
     extensions: list = [
-        lambda: AddValidationRules([DEPTH_RULE, ALIASES_RULE]),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
         lambda: ParserCache(maxsize=PARSED_DOCUMENTS),  # keyed by the parse options the token limit sets too
         MaskUnexpectedErrors,
-        lambda: RequestRules(REQUEST_RULES_IN_ORDER),
-        DocumentValidationCache,  # runs the rules the ones above add (validation, after every on_operation)
+        # every validation rule, cached per document and replayed per request (after every on_operation)
+        lambda: Validation((DEPTH_RULE, ALIASES_RULE, *REQUEST_RULES_IN_ORDER)),
     ]
     if not introspection:
         extensions.append(DisableIntrospection)

@@ -4,7 +4,7 @@ runs the rest once per document.
 graphql-core takes validation rules as classes, and a rule needs the request's own data. Defining a rule
 class inside each request's hook gave every request four new classes, and graphql-core's Visitor inspects
 every AST kind when a subclass is made: measured, validation was 3.8 ms of a 5.2 ms `note` over GraphQL.
-So the rules are module-level classes, added to each operation by one extension (`RequestRules`), and
+So the rules are module-level classes, added to each operation by one extension (`Validation`), and
 read the request's execution context from here.
 """
 
@@ -26,7 +26,7 @@ _OPERATION: ContextVar[ExecutionContext] = ContextVar("graph_service_validating"
 
 
 def validating(execution_context: ExecutionContext) -> None:
-    """Name the operation about to be validated (`RequestRules.on_operation` calls this before it yields).
+    """Name the operation about to be validated (`Validation.on_operation` calls this before it yields).
     Not reset afterwards: every operation sets it before its validation reads it, and a request's task
     (with its copy of the context) ends with the request."""
     _OPERATION.set(execution_context)
@@ -37,35 +37,28 @@ def operation_validated() -> ExecutionContext:
     return _OPERATION.get()
 
 
-class RequestRules(SchemaExtension):
-    """Validates each operation with `rules` as well: rules that read the request itself through
-    `operation_validated`, which this names before validation runs (each registered in REQUEST_RULES by
-    its module). One extension for all of them: strawberry makes every extension anew for each request and
-    runs each one's hooks, and four of them, one a rule, were about 30 us of every request."""
+class Validation(SchemaExtension):
+    """Validates each operation with `rules` as well as the specification's and those other extensions add,
+    in two parts: the rules that read only the document (the specification's, depth, aliases,
+    introspection) are run once per document text and their answer kept (an LRU of `DOCUMENT_CACHE_SIZE`);
+    the rules that read the request itself (`REQUEST_RULES`: its role, its variables, its operationName,
+    through `operation_validated`, which this names before validation runs) run on every request, over the
+    events of the document recorded once (api/rule_replay.py; an LRU of `RECORDED_CACHE_SIZE`) when it
+    passed the others, else by graphql-core's own walk.
 
-    def __init__(self, rules: Sequence[type[ASTValidationRule]]) -> None:
-        unregistered = [rule.__name__ for rule in rules if rule not in REQUEST_RULES]
-        if unregistered:
-            raise ValueError(f"not request rules (api/validating.REQUEST_RULES): {', '.join(unregistered)}")
+    Why: clients send the same few documents again and again, and the specification's rules, some
+    forty visitors, were about 1 ms of every request; the walk for the request's rules was ~0.15 ms
+    of `{ __typename }` and ~0.3 ms of the issue 10 bar's belief query, in process. One extension for
+    all of it: strawberry makes every extension anew for each request and runs each one's hooks, about
+    9 us an extension (measured: six extensions that each only added a rule, folded into this one)."""
+
+    def __init__(self, rules: Sequence[type[ASTValidationRule]] = ()) -> None:
         self.rules = tuple(rules)
 
     def on_operation(self) -> Iterator[None]:
         validating(self.execution_context)
         self.execution_context.validation_rules = (*self.execution_context.validation_rules, *self.rules)
         yield
-
-
-class DocumentValidationCache(SchemaExtension):
-    """Validation in two parts: the rules that read only the document (the specification's, depth,
-    aliases, introspection) are run once per document text and their answer kept (an LRU of
-    `DOCUMENT_CACHE_SIZE`); the rules that read the request itself (`REQUEST_RULES`: its role, its
-    variables, its operationName) run on every request, over the events of the document recorded
-    once (api/rule_replay.py; an LRU of `RECORDED_CACHE_SIZE`) when it passed the others, else by
-    graphql-core's own walk.
-
-    Why: clients send the same few documents again and again, and the specification's rules, some
-    forty visitors, were about 1 ms of every request; the walk for the request's rules was ~0.15 ms
-    of `{ __typename }` and ~0.3 ms of the issue 10 bar's belief query, in process."""
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context

@@ -16,7 +16,7 @@ from strawberry.types.graphql import OperationType
 from graph_service.api.access import FIELD_ROLES, FieldAccessRule, Role, TokenTable, required_role
 from graph_service.api.app import create_app
 from graph_service.api.schema import build_schema
-from graph_service.api.validating import RequestRules
+from graph_service.api.validating import Validation
 from graph_service.config import Settings
 from tests.backends import Backend
 
@@ -182,7 +182,7 @@ class _Mutation:
         return 1
 
 
-PRIVILEGED = strawberry.Schema(query=_Query, mutation=_Mutation, extensions=[lambda: RequestRules([FieldAccessRule])])
+PRIVILEGED = strawberry.Schema(query=_Query, mutation=_Mutation, extensions=[lambda: Validation([FieldAccessRule])])
 
 
 def run(query: str, role: Role | None, **kwargs: Any) -> strawberry.types.ExecutionResult:

@@ -1,4 +1,4 @@
-"""Validation kept per document text (api/validating.DocumentValidationCache): the rules that read only
+"""Validation kept per document text (api/validating.Validation): the rules that read only
 the document answer from the cache, the ones that read the request run every time."""
 
 from __future__ import annotations

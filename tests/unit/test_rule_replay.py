@@ -164,3 +164,28 @@ def test_skipping_and_breaking_rules_are_replayed_as_validate_visits_them(order:
     assert "string three, seen by the breaking rule" not in messages and "field c" not in messages  # broken off
     assert "string three" in messages  # the other rule goes on
     assert errors_of(replay(schema, document, record(schema, document, order), order)) == errors_of(walked)
+
+
+def test_one_parsed_document_answers_each_request_for_its_own_role_and_operation() -> None:
+    """The parser cache gives every request of a text the same document object, and what the access rule
+    works out of a document is kept per document and operation name: each request still gets its own answer."""
+    query = f"{BELIEF.replace('query', 'query One', 1)} {NOTE.replace('mutation', 'mutation Two', 1)}"
+    document = parse(query)
+    schema = SCHEMA._schema
+    refused = []
+    for name in ("Two", "One", None, "Two"):
+        for role in (Role.READER, Role.WRITER, None):
+            context = ExecutionContext(query=query, schema=SCHEMA, allowed_operations=set(OperationType),
+                                       context={"role": role}, variables={"b": "b1", "t": "t"},
+                                       provided_operation_name=name)
+            context.graphql_document = document
+            validating(context)
+            walked = validate(schema, document, list(RULES))
+            assert errors_of(replay(schema, document, record(schema, document, RULES), RULES)) == errors_of(walked)
+            refused.append(sorted(e.extensions["field"] for e in walked if e.extensions.get("code") == "FORBIDDEN"))
+    # A reader may not write a note; a writer may; no role may do nothing. With no name, strawberry names the
+    # first operation (OperationNameRule refuses that request, for having two operations and no name).
+    assert refused[:3] == [["note"], [], ["note"]]
+    assert refused[3:6] == [[], [], ["belief"]]
+    assert refused[6:9] == refused[3:6]
+    assert refused[9:] == refused[:3]
