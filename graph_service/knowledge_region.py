@@ -33,7 +33,6 @@ from graph_service.knowledge.as_of import (
     items_at,
     knowledge_at,
 )
-from graph_service.knowledge.incremental import unit_of
 from graph_service.knowledge.partial import (
     DEPENDENTS,
     DISPUTE_KEY,
@@ -62,6 +61,7 @@ from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.region import entry_region_start
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge.state import KnowledgeState, scope_id
+from graph_service.knowledge.units import unit_of
 from graph_service.partial_reads import Fetched, Reader, answer_each
 from graph_service.projection import KEEPS_KNOWLEDGE
 from graph_service.state import KNOWLEDGE_FINGERPRINT

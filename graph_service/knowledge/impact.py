@@ -14,9 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
-from graph_service.knowledge.incremental import propagate, reference_evaluation, unit_of
+from graph_service.knowledge.incremental import propagate, reference_evaluation
 from graph_service.knowledge.records import Asserted, ItemRecord
 from graph_service.knowledge.rules import DisputeEvent, ItemVerdict
+from graph_service.knowledge.units import unit_of
 
 if TYPE_CHECKING:
     from graph_service.knowledge.state import KnowledgeState

@@ -36,10 +36,11 @@ from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import knowledge_ops as carried_ops
 from graph_service.knowledge.expiry import ExpiryQueue
 from graph_service.knowledge.fingerprint import RunningFingerprint
-from graph_service.knowledge.incremental import Order, first_learned, predecessors, unit_of
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent
+from graph_service.knowledge.schedule import Order
 from graph_service.knowledge.state import KnowledgeState
+from graph_service.knowledge.units import first_learned, predecessors, unit_of
 from graph_service.partial_reads import (
     WHOLE,
     Answer,

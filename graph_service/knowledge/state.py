@@ -20,7 +20,7 @@ from graph_service.knowledge.expiry import ExpiryQueue
 from graph_service.knowledge.fingerprint import RunningFingerprint
 from graph_service.knowledge.gates import DEFAULT_GATES, Gate
 from graph_service.knowledge.impact import Impact, impact
-from graph_service.knowledge.incremental import Order, propagate, reference_evaluation, unit_of
+from graph_service.knowledge.incremental import propagate, reference_evaluation
 from graph_service.knowledge.items import content_id, key_of, value_of
 from graph_service.knowledge.records import (
     FLAG_KINDS,
@@ -30,7 +30,9 @@ from graph_service.knowledge.records import (
     dispute_props,
 )
 from graph_service.knowledge.rules import DisputeEvent, LiveAssertion, Resolution, stale_reasons
+from graph_service.knowledge.schedule import Order
 from graph_service.knowledge.snapshot import take_snapshot
+from graph_service.knowledge.units import unit_of
 from graph_service.knowledge.walks import component
 from graph_service.partial_reads import read_ahead
 from graph_service.projection import NodeUpsert, Projection

@@ -118,7 +118,6 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
     folded from its writes otherwise; read alone (`unit_history_upto`), folded: the whole state's each way. A
     planned add reads its premises and itself in one statement."""
     from graph_service.knowledge import planning
-    from graph_service.knowledge.incremental import unit_of
     from graph_service.knowledge.partial import (
         DEPENDENTS,
         DISPUTES,
@@ -129,6 +128,7 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
         UNIT_TIME,
         whole_state_answer,
     )
+    from graph_service.knowledge.units import unit_of
     from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
 
     service = Service.open(backend.whole_state_settings())

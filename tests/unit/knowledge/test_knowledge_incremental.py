@@ -23,18 +23,11 @@ from graph_service.domain import Draft
 from graph_service.errors import UserError
 from graph_service.journal.chain import GENESIS, Entry, seal
 from graph_service.knowledge import ConsistencyGate, ShadowGate, SourceGate, ops, planning, rebuild
-from graph_service.knowledge.incremental import (
-    BEFORE,
-    Order,
-    UnitGraph,
-    _cycle_through,
-    predecessors,
-    reference_evaluation,
-    successors,
-    unit_of,
-)
+from graph_service.knowledge.incremental import reference_evaluation
 from graph_service.knowledge.ops import subject_of
+from graph_service.knowledge.schedule import BEFORE, Order, UnitGraph, _cycle_through
 from graph_service.knowledge.state import KnowledgeState
+from graph_service.knowledge.units import predecessors, successors, unit_of
 from tests.unit.knowledge.harness import Journal
 
 GATES = (SourceGate(), ConsistencyGate(), ShadowGate())
@@ -529,10 +522,10 @@ def test_key_cycle_histories_settle_rises_and_falls_locally(monkeypatch: Any) ->
     # to that.
     import random
 
-    from graph_service.knowledge import incremental
+    from graph_service.knowledge import schedule
 
     seen = {"rose": 0, "fell": 0, "cyclic": 0, "whole downstream": 0}
-    settle = incremental._settle
+    settle = schedule._settle
 
     def counting(state: KnowledgeState, order: Order, *rest: Any) -> Any:
         got = settle(state, order, *rest)
@@ -548,7 +541,7 @@ def test_key_cycle_histories_settle_rises_and_falls_locally(monkeypatch: Any) ->
                 seen["fell"] += 1
         return got
 
-    monkeypatch.setattr(incremental, "_settle", counting)
+    monkeypatch.setattr(schedule, "_settle", counting)
     for seed in range(60):
         state = KnowledgeState(GATES)
         journal = Journal(state)
