@@ -13,7 +13,7 @@ from tests.backends import Backend
 def test_the_benchmark_runs_and_reports_every_bar(state: str, capsys: pytest.CaptureFixture[str]) -> None:
     # graph: the served service holds no state at all (its start, kill -9 and workers included)
     assert service_shape.main(["--sizes", "300", "--requests", "40", "--clients", "4", "--writes", "40",
-                               "--reads", "40", "--state", state]) == 0
+                               "--reads", "40", "--kill-rounds", "1", "--state", state]) == 0
     out = capsys.readouterr().out
     assert f"every domain's state held in: {state}" in out
     for bar in ("bulk load", "/healthz within 1 s", "own share", "journaled write over GraphQL",
@@ -29,7 +29,7 @@ def test_the_benchmark_runs_on_neo4j_too(neo4j_server: object, capsys: pytest.Ca
     # The ratio bars on Neo4j: the same run on a Neo4j 5 server of its own (the session's server
     # fixture is asked for only to be skipped as the other Neo4j tests are, where Neo4j cannot run).
     assert service_shape.main(["--backend", "neo4j", "--sizes", "200", "--requests", "20", "--clients", "2",
-                               "--writes", "20", "--reads", "20"]) == 0
+                               "--writes", "20", "--reads", "20", "--kill-rounds", "1"]) == 0
     out = capsys.readouterr().out
     assert "Neo4j 5 backend" in out and "ms in the Neo4j server" in out
     for bar in ("bulk load", "own share", "journaled write over GraphQL", "belief read over GraphQL",
