@@ -301,3 +301,25 @@ def test_writes_are_logged_as_effects_and_a_reload_after_kill_9_gives_the_same_g
         assert len(written[0]) > 2_000 and len(written[1]) > 2_000
     finally:
         again.close()
+
+
+def test_the_server_keeps_a_plan_for_every_statement_the_service_runs(tmp_path: Path) -> None:
+    """A statement run again is executed from the server's plan cache, even after every other statement in
+    cypher/ has run since: FalkorDB's default cache (25 plans) is smaller than cypher/, and a statement
+    evicted from it is planned again each time (QUERY_PLAN_CACHE)."""
+    from graph_service.storage import queries
+    from graph_service.storage.falkordb_adapter import FalkorDBGraph
+
+    graph = FalkorDBGraph.embedded(tmp_path / "data")
+    try:
+        connection = graph._db.connection  # type: ignore[attr-defined]
+        size = connection.execute_command("GRAPH.CONFIG", "GET", "CACHE_SIZE")[1]
+        assert size >= len(queries.available()), (size, len(queries.available()))
+        # 40 distinct statements in turn, twice: the second time every one is found planned.
+        texts = [f"MATCH (n:Probe {{id: $id}}) RETURN n.id AS id, {k} AS turn" for k in range(40)]
+        for text in texts:
+            graph._graph.query(text, {"id": "p"})  # type: ignore[attr-defined]
+        again = [graph._graph.query(text, {"id": "p"}).cached_execution for text in texts]  # type: ignore[attr-defined]
+        assert all(again), again
+    finally:
+        graph.close()
