@@ -16,8 +16,8 @@ after round, the sizes interleaved, each read below is timed in-process on the e
   (read_pages.item_page);
 - the open disputes' page as the service reads it (read_pages.dispute_page_now: windows of the positions
   they opened at, by the index on Dispute.opened_at), the same statement over one window that holds every
-  open dispute (what it read before: it sorts every open one), and the count beside it; the flags' page
-  (flags_page);
+  open dispute (what it read before: it sorts every open one), and the count beside it; the flags' page the
+  same way (read_pages.flag_page_now, and flags_page over one window);
 - the open questions ranked (questions.ranking.open_question_rows) with the knowledge read from the graph
   (targets_from_graph.GraphTargets: what is open and what it stands on) and from the whole in-memory state
   (StateTargets: every item looked at), the questions from the state in both;
@@ -51,7 +51,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.service_shape import LOADER, LOADING, mix
-from graph_service.api.read_pages import belief_page_now, dispute_page_now, item_ids_by_key_windows, item_page
+from graph_service.api.read_pages import (
+    belief_page_now,
+    dispute_page_now,
+    flag_page_now,
+    item_ids_by_key_windows,
+    item_page,
+)
 from graph_service.api.stream_types import recall_now
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
@@ -106,7 +112,10 @@ def reads(service: Service, first: int, seed: int = 7) -> dict[str, Callable[[],
         "disputes page (one window)": lambda: [r["dispute"]["opened_at"] for r in graph.run(
             "open_disputes_page", {"from_key": 0, "to_key": EVERY_KEY, "limit": first + 1})][:first],
         "disputes count": lambda: graph.run("open_disputes_count", {}),
-        "flags page": lambda: graph.run("flags_page", {"after": 0, "pending": None, "limit": first + 1}),
+        "flags page (windows)": lambda: [f.seq for _, f in flag_page_now(
+            graph, None, first, None, service.journal.seq).rows],
+        "flags page (one window)": lambda: [r["flag"]["raised_at"] for r in graph.run(
+            "flags_page", {"from_key": 0, "to_key": EVERY_KEY, "pending": None, "limit": first + 1})][:first],
         "open questions (graph)": lambda: open_question_rows(
             GraphTargets(graph, KnowledgeRead(graph, service.journal.seq)), service.state.questions),
         "open questions (in memory)": lambda: open_question_rows(StateTargets(service.state.knowledge),
@@ -128,7 +137,8 @@ def every_belief_hashed(service: Service) -> str:
     return hashlib.sha256(canonical_json([list(r) for r in rows]).encode("utf-8")).hexdigest()
 
 
-GATED = ("beliefs page (windows)", "items page (windows)", "disputes page (windows)", "flags page", "fingerprint now")
+GATED = ("beliefs page (windows)", "items page (windows)", "disputes page (windows)", "flags page (windows)",
+         "fingerprint now")
 # Open questions are not gated: they rank every open target, and the mix's open targets grow with the store.
 # Nor recall: it ranks every row of the observer, and the mix's observers gain rows as the store grows.
 # Impact is not gated: what a retraction reaches in the mix grows with the store (its components do).

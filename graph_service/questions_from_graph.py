@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from graph_service.domain import Applied
 from graph_service.errors import UserError
 from graph_service.journal.chain import Entry
+from graph_service.key_windows import rows_by_place
 from graph_service.keyed_parts import KeyedParts, Needs
 from graph_service.projection import Projection
 from graph_service.questions import ANSWER_QUESTION, ASK_QUESTION, DECLARE_UNKNOWN, UNKNOWN
@@ -53,13 +54,13 @@ class QuestionParts(KeyedParts):
 
 
 def _pages(graph: GraphPort, query: str, params: dict[str, Any], place: str) -> Iterator[dict[str, Any]]:
-    after = -1
-    while True:
-        rows = graph.run(query, {**params, "after": after, "limit": PAGE})
-        yield from rows
-        if len(rows) < PAGE:
-            return
-        after = rows[-1][place]["declared_at" if place == "unknown" else "asked_at"]
+    """Every row of the page query `query` (questions_page or unknowns_page), in place order, PAGE rows a
+    statement, window by window of places up to the journal's head and past it (key_windows.rows_by_place)."""
+    field = "declared_at" if place == "unknown" else "asked_at"
+    heads = graph.run("head_read")
+    head = heads[0]["seq"] if heads and isinstance(heads[0]["seq"], int) else 0
+    yield from rows_by_place(graph, query, params, after=-1, head=head, limit=PAGE,
+                             place=lambda row: int(row[place][field]))
 
 
 class GraphQuestions(QuestionState):

@@ -607,7 +607,7 @@ class KnowledgeQuery:
                     first: First = None, after: After = None, as_of: ReadAsOf = None) -> Connection[Flag]:
         service = caught_up(info)
         if as_of is None:
-            page = flag_page_now(service.graph, pending, first, after)
+            page = flag_page_now(service.graph, pending, first, after, service.journal.seq)
         else:  # the flags raised by then, pending or ended as they were then
             check_position(as_of, service.journal.seq)
             # Every flag's history then: in a process of its own (graph_service.apart), off the event loop.

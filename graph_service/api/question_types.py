@@ -194,12 +194,12 @@ QuestionsAsOf = Annotated[Long | None, strawberry.argument(
 
 async def _page_of(service: Service, now: Callable[..., Page[R]], job: str, record_of: Callable[[Any], R],
                    as_of: int | None, **asked: Any) -> Page[R]:
-    """The page of records `now(graph, **asked)` reads of the question side of the store as the graph holds
-    it now; as of a position, the page the apart `job` cuts from the graph's history then, its records
-    rebuilt by `record_of`: every question's and unknown's history is read, in a process of its own
+    """The page of records `now(graph, head=the journal's head, **asked)` reads of the question side of the store
+    as the graph holds it now; as of a position, the page the apart `job` cuts from the graph's history then, its
+    records rebuilt by `record_of`: every question's and unknown's history is read, in a process of its own
     (graph_service.apart), off the event loop. The caller has caught up."""
     if as_of is None:
-        return now(service.graph, **asked)
+        return now(service.graph, head=service.journal.seq, **asked)
     check_position(as_of, service.journal.seq)
     return Page.from_json(await off_the_loop(lambda: run_apart(service.graph, job, as_of=as_of, **asked), "past"),
                           record_of)

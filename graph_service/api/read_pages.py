@@ -9,11 +9,13 @@ resolvers build their GraphQL types from the page's records on the loop. Nothing
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graph_service.api.pages import Counted, Page, ShowsCounts, decode_cursor, page_of, page_size
+from graph_service.key_windows import PAST_EVERY_KEY, key_windows, rows_by_place
 from graph_service.knowledge.as_of import dispute_of_props, flag_of_props
 from graph_service.knowledge.items import ID_KEY_SPAN, id_key, scope_matches
 from graph_service.knowledge.records import FlagRecord, ItemRecord
@@ -48,24 +50,18 @@ def flag_page(knowledge: KnowledgeState, pending: bool | None, first: int | None
 
 def _indexed_page(graph: GraphPort, kind: str, query: str, params: dict[str, Any], first: int | None,
                   after: str | None, records: Callable[[list[dict[str, Any]]], list[tuple[int, T]]],
-                  head: int | None = None) -> Page[T]:
+                  head: int, place: Callable[[dict[str, Any]], int]) -> Page[T]:
     """The page after the cursor `after` that the named page query `query` reads by an index on each
     row's place (size+1 rows, so `more` needs no other read); `records` makes the (place, record) rows of its
-    rows. With `head` (the last position a place can be), `query` reads a window of places [from_key, to_key),
-    and the page is read window by window from the cursor on (`key_windows`): FalkorDB reads an index range in
-    no order, so one statement from the cursor to the end sorts every row past the cursor. Its counts are read
-    only when asked (pages.Counted): `total` by `query`'s _count partner, which reads every row it counts, and
-    `earlier` by its _before partner, which stops at the first row it finds."""
+    rows, and `place` gives a row's. `query` reads a window of places [from_key, to_key), and the page is read
+    window by window from the cursor on, up to `head` (the last position a place can be) and past it
+    (key_windows.rows_by_place). Its counts are read only when asked (pages.Counted): `total` by `query`'s
+    _count partner, which reads every row it counts, and `earlier` by its _before partner, which stops at the
+    first row it finds."""
     size, start = page_size(first), decode_cursor(kind, after)
-    if head is None:
-        rows = graph.run(query, {**params, "after": start, "limit": size + 1})
-    else:
-        rows = []
-        for low, high in key_windows(start + 1, descending=False, span=(0, head + 1), ends=(0, _PAST_EVERY_KEY[1]),
-                                     first=_PLACES_FIRST_WINDOW):
-            rows += graph.run(query, {**params, "from_key": low, "to_key": high, "limit": size + 1 - len(rows)})
-            if len(rows) > size:
-                break
+    # A page stops at size+1 rows, so a window is never read on past its limit (places may tie: disputes).
+    rows = list(islice(rows_by_place(graph, query, params, after=start, head=head, limit=size + 1, place=place),
+                       size + 1))
     found = records(rows)
     return Page(rows=found[:size], more=len(found) > size,
                 counted=counted_by(graph, query.removesuffix("_page"), params, start))
@@ -79,23 +75,22 @@ def counted_by(graph: GraphPort, stem: str, params: dict[str, Any], start: Any) 
                    (lambda: graph.run(stem + "_before", {**params, "after": start})[0]["earlier"]) if start else False)
 
 
-# A first window of journal positions: the mix opens a dispute about every 160 entries, so a page of 20 takes
-# one window and a page of 50 two; however many disputes a store opens, a window sorts at most this many.
-_PLACES_FIRST_WINDOW = 4096
-
-
 def dispute_page_now(graph: GraphPort, first: int | None, after: str | None, head: int) -> Page[DisputeEvent]:
     """`dispute_page` of the store as the graph holds it now, read from its Dispute nodes: the page window by
     window of the positions they opened at, up to `head` (the journal's), by the index on that position."""
     return _indexed_page(graph, "dispute", "open_disputes_page", {}, first, after, lambda rows: [
-        (event.opened_at, event) for r in rows if (event := dispute_of_props(r["dispute"])) is not None], head)
+        (event.opened_at, event) for r in rows if (event := dispute_of_props(r["dispute"])) is not None], head,
+        lambda row: row["dispute"]["opened_at"])
 
 
-def flag_page_now(graph: GraphPort, pending: bool | None, first: int | None, after: str | None) -> Page[FlagRecord]:
+def flag_page_now(graph: GraphPort, pending: bool | None, first: int | None, after: str | None,
+                  head: int) -> Page[FlagRecord]:
     """`flag_page` of the store as the graph holds it now, read from its Flag nodes and their COVERS edges:
-    the page by the index on the position each was raised at, and the counts."""
+    the page window by window of the positions they were raised at, up to `head` (the journal's), by the index
+    on that position, and the counts."""
     return _indexed_page(graph, "flag", "flags_page", {"pending": pending}, first, after, lambda rows: [
-        (flag.seq, flag) for flag in (flag_of_props(r["flag"], set(r["covers"])) for r in rows)])
+        (flag.seq, flag) for flag in (flag_of_props(r["flag"], set(r["covers"])) for r in rows)], head,
+        lambda row: row["flag"]["raised_at"])
 
 
 def question_page(questions: QuestionState, answered: bool | None, first: int | None,
@@ -115,20 +110,33 @@ def unknown_page(questions: QuestionState, answered: bool | None, first: int | N
 
 
 def question_page_now(graph: GraphPort, answered: bool | None, first: int | None,
-                      after: str | None) -> Page[QuestionRecord]:
-    """`question_page` of the store as the graph holds it now, read from its Question nodes: the page by
-    the index on the position each was asked at, and the counts."""
+                      after: str | None, head: int) -> Page[QuestionRecord]:
+    """`question_page` of the store as the graph holds it now, read from its Question nodes: the page window by
+    window of the positions they were asked at, up to `head` (the journal's), by the index on that position,
+    and the counts."""
     return _indexed_page(graph, "question", "questions_page", {"answered": answered}, first, after, lambda rows: [
-        (q.asked_at, q) for q in (question_record(r["question"]["id"], r["question"]) for r in rows)])
+        (q.asked_at, q) for q in (question_record(r["question"]["id"], r["question"]) for r in rows)], head,
+        question_place)
 
 
 def unknown_page_now(graph: GraphPort, answered: bool | None, first: int | None,
-                     after: str | None) -> Page[UnknownRecord]:
+                     after: str | None, head: int) -> Page[UnknownRecord]:
     """`unknown_page` of the store as the graph holds it now, read from its Unknown nodes and their AFFECTS
-    edges: the page by the index on the position each was declared at, and the counts."""
+    edges: the page window by window of the positions they were declared at, up to `head` (the journal's), by
+    the index on that position, and the counts."""
     return _indexed_page(graph, "unknown", "unknowns_page", {"answered": answered}, first, after, lambda rows: [
         (u.declared_at, u) for u in (unknown_record(r["unknown"]["id"], r["unknown"], r["items"], r["decisions"])
-                                     for r in rows)])
+                                     for r in rows)], head, unknown_place)
+
+
+def question_place(row: dict[str, Any]) -> int:
+    """A questions_page row's place: the position its question was asked at."""
+    return int(row["question"]["asked_at"])
+
+
+def unknown_place(row: dict[str, Any]) -> int:
+    """An unknowns_page row's place: the position its unknown was declared at."""
+    return int(row["unknown"]["declared_at"])
 
 
 def question_now(graph: GraphPort, question_id: str) -> QuestionRecord | None:
@@ -265,44 +273,9 @@ def _matches_rest(rec: ItemRecord, stale: list[str], rest: dict[str, Any]) -> bo
     return "o" not in rest or rec.body.get("o") == rest["o"]
 
 
-# A page read window by window sorts the rows in the windows it reads, not every row: FalkorDB reads an
-# index range in no order, so one statement over the whole range sorts all of it. The first window is
-# this wide in a key space's units ...
-_FIRST_WINDOW = 2**18
-# ... and each next one this many times wider, so a page takes a few windows.
-_WIDENING = 4
-
-
-def key_windows(start: int, *, descending: bool, span: tuple[int, int], ends: tuple[int, int],
-                first: int = _FIRST_WINDOW) -> Iterator[tuple[int, int]]:
-    """Windows [low, high) of whole-number keys from `start` on, up (or down, `descending`), each
-    `_WIDENING` times wider than the last, together covering everything from `start` to the end of
-    `ends` once. Keys lie in `span`; a window reaching past the span's edge reaches to the end of `ends`
-    instead, so a key outside the span is still read, last."""
-    width = first
-    if descending:
-        high, origin = start, min(start, span[1])
-        while True:
-            low = origin - width if origin - width > span[0] else ends[0]
-            yield low, high
-            if low == ends[0]:
-                return
-            high = origin = low
-            width *= _WIDENING
-    low, origin = start, max(start, span[0])
-    while True:
-        high = origin + width if origin + width < span[1] else ends[1]
-        yield low, high
-        if high == ends[1]:
-            return
-        low = origin = high
-        width *= _WIDENING
-
-
 # Confidence keys (1e-9): confidences are clamped to [0.02, 0.98], so keys lie in [0, 10**9]; the
 # outermost windows reach past both ends so that no key, however it came, is left out.
 _CONFIDENCE_SPAN = (0, 10**9 + 1)
-_PAST_EVERY_KEY = (-(10**18), 10**18)
 
 
 def belief_page_now(graph: GraphPort, filters: dict[str, Any], *, descending: bool, after_key: int | None,
@@ -313,12 +286,12 @@ def belief_page_now(graph: GraphPort, filters: dict[str, Any], *, descending: bo
     (belief_page_confidence_desc/_asc, by the index on Belief.confidence; `key_windows`)."""
     query = f"belief_page_confidence_{'desc' if descending else 'asc'}"
     if after_id is None:
-        start = _PAST_EVERY_KEY[1 if descending else 0]
+        start = PAST_EVERY_KEY[1 if descending else 0]
     else:
         assert after_key is not None, "a cursor names a key and an id"
         start = int(after_key) + 1 if descending else int(after_key)  # the cursor's key: its ties after it
     rows: list[dict[str, Any]] = []
-    for low, high in key_windows(start, descending=descending, span=_CONFIDENCE_SPAN, ends=_PAST_EVERY_KEY):
+    for low, high in key_windows(start, descending=descending, span=_CONFIDENCE_SPAN, ends=PAST_EVERY_KEY):
         rows += graph.run(query, {**filters, "after_key": after_key, "after_id": after_id, "from_key": low,
                                   "to_key": high, "limit": limit - len(rows)})
         if len(rows) >= limit:

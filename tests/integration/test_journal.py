@@ -8,7 +8,6 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -106,30 +105,6 @@ def test_pages_read_on_past_a_missing_position(graph: GraphPort, backend: Backen
     assert [e.seq for e in journal.entries_after(8, 2)] == [11, 12]
     assert [e.seq for e in journal.entries_after(0)] == [1, 2, 4, 5, 6, 7, 8, 11, 12]
     assert list(journal.entries_after(12)) == []
-
-
-def test_a_page_of_the_journal_reads_only_its_positions(tmp_path: Path) -> None:
-    """FalkorDB reads an index range whole and sorts it before a LIMIT: a page read as "after this position,
-    the first n" read every entry past it (a journal page, an entry by position, each page of verify). The
-    page's read now produces no more rows than the page, wherever it starts."""
-    from graph_service.storage import queries
-    from graph_service.storage.falkordb_adapter import FalkorDBGraph
-
-    graph = FalkorDBGraph.embedded(tmp_path / "data")
-    try:
-        journal = open_journal(graph)
-        journal.write_batch("ann", (lambda i=i: plan_note(f"n{i}") for i in range(600)))
-        assert [e.seq for e in journal.entries_after(100, 10)] == list(range(101, 111))
-        client, name = graph._graph.client, graph._graph._name  # type: ignore[attr-defined]
-        for after in (0, 100, 590):
-            text = f"CYPHER after={after} limit=10 {queries.load('entries_window')}"
-            plan = [line.decode() if isinstance(line, bytes) else line
-                    for line in client.execute_command("GRAPH.PROFILE", name, text)]
-            produced = [int(re.search(r"Records produced: (\d+)", line).group(1))  # type: ignore[union-attr]
-                        for line in plan if "Index Scan" in line]
-            assert produced and max(produced) <= 10, plan
-    finally:
-        graph.close()
 
 
 def test_a_nul_character_is_kept_in_payloads_and_refused_in_authors(graph: GraphPort) -> None:

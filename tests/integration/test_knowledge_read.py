@@ -3,12 +3,13 @@ disputes and flags read_pages reads from the graph) is the whole store's state, 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from graph_service.api import read_pages
+from graph_service import key_windows
 from graph_service.api.pages import Page, encode_cursor
 from graph_service.api.read_pages import (
     ItemPage,
@@ -103,14 +104,14 @@ def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_s
         # disputes' by windows of positions, also windows as narrow as one position (so a page takes many).
         head = service.journal.seq
         for first in (1, 3, 50):
-            for window in (read_pages._PLACES_FIRST_WINDOW, 1):
-                monkeypatch.setattr(read_pages, "_PLACES_FIRST_WINDOW", window)
+            for window in (key_windows.PLACES_FIRST_WINDOW, 1):
+                monkeypatch.setattr(key_windows, "PLACES_FIRST_WINDOW", window)
                 assert _pages("dispute", lambda n, a: dispute_page_now(service.graph, n, a, head), first) == \
                     _pages("dispute", lambda n, a: dispute_page(whole, n, a), first), (first, window)
+                for pending in (None, True, False):
+                    assert _pages("flag", lambda n, a, p=pending: flag_page_now(service.graph, p, n, a, head), first) \
+                        == _pages("flag", lambda n, a, p=pending: flag_page(whole, p, n, a), first), (first, pending)
             monkeypatch.undo()
-            for pending in (None, True, False):
-                assert _pages("flag", lambda n, a, p=pending: flag_page_now(service.graph, p, n, a), first) == \
-                    _pages("flag", lambda n, a, p=pending: flag_page(whole, p, n, a), first), (first, pending)
         assert whole.open_disputes and any(f.pending for f in whole.flags.values()) \
             and any(not f.pending for f in whole.flags.values()), "the pages must have rows to compare"
         # What a decision would be given about some subjects, with the rest of a query; about every subject
@@ -148,12 +149,17 @@ def test_what_a_read_reads_of_the_knowledge_from_the_graph_is_the_whole_stores_s
         service.journal.write("bob", lambda: plans.plan_answer(service.state, asked.id, by="bob", value="yes"))
         questions = service.state.questions
         assert questions.unknowns(answered=True) and questions.unknowns(answered=False), "unknowns to compare"
-        for first in (1, 3, 50):
+        head = service.journal.seq
+        for first, window in itertools.product((1, 3, 50), (key_windows.PLACES_FIRST_WINDOW, 1)):
+            monkeypatch.setattr(key_windows, "PLACES_FIRST_WINDOW", window)
             for answered in (None, True, False):
-                assert _pages("question", lambda n, a, w=answered: question_page_now(service.graph, w, n, a), first) \
-                    == _pages("question", lambda n, a, w=answered: question_page(questions, w, n, a), first)
-                assert _pages("unknown", lambda n, a, w=answered: unknown_page_now(service.graph, w, n, a), first) \
-                    == _pages("unknown", lambda n, a, w=answered: unknown_page(questions, w, n, a), first)
+                assert _pages("question", lambda n, a, w=answered: question_page_now(
+                    service.graph, w, n, a, head), first) == \
+                    _pages("question", lambda n, a, w=answered: question_page(questions, w, n, a), first), window
+                assert _pages("unknown", lambda n, a, w=answered: unknown_page_now(
+                    service.graph, w, n, a, head), first) == \
+                    _pages("unknown", lambda n, a, w=answered: unknown_page(questions, w, n, a), first), window
+        monkeypatch.undo()
         for question in questions.questions():
             assert question_now(service.graph, question.id) == question
         for unknown in questions.unknowns():

@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from graph_service.api.read_pages import key_windows
+from graph_service.key_windows import key_windows
 
 
 def _covered(windows: list[tuple[int, int]], descending: bool) -> None:
