@@ -264,13 +264,33 @@ class PartsFromGraph:
                 self._item_read(item_id, by_id[item_id], by_key) if item_id in by_id else None)
             self._know_empty(shown_empty(ITEMS, item_id, rec))
 
+    def read_records(self, ids: Iterable[str]) -> dict[str, dict[Any, Any]]:
+        """The records of these items (None for one not written by `upto`) and of the flags covering them, as
+        {ITEMS: {id: record}, FLAGS: {id: record}}, those not read yet read in one statement for each
+        ITEMS_A_STATEMENT of them, without what the rules read next of each (`read_items` reads that too): for a
+        read that shows items, whose reader is given them (Reader.give), so it asks for none of the rest."""
+        wanted = list(dict.fromkeys(ids))
+        unread = [i for i in wanted if (ITEMS, i) not in self._read]
+        for at in range(0, len(unread), ITEMS_A_STATEMENT):
+            asked = unread[at:at + ITEMS_A_STATEMENT]
+            rows = self.graph.run("item_records_upto", {"upto": self.upto, "asked": {"ids": asked},
+                                                        "payload_ops": list(ASSERTION_OPS)})
+            by_id = {row["id"]: row for row in rows}
+            for item_id in asked:
+                rec = self._read[(ITEMS, item_id)] = (
+                    self._record_read(item_id, by_id[item_id]) if item_id in by_id else None)
+                self._know_empty(shown_empty(ITEMS, item_id, rec))
+        records = {i: self._read[(ITEMS, i)] for i in wanted}
+        flags = {f: self._part(FLAGS, f) for rec in records.values() if rec is not None for f in sorted(rec.flags)}
+        return {ITEMS: records, FLAGS: flags}
+
     def _know_empty(self, parts: Iterable[tuple[str, Any]]) -> None:
         # What a read showed to hold nothing (`shown_empty`) is kept as read: it costs no statement of its own.
         for part, key in parts:
             self._read.setdefault((part, key), EMPTY[part]())
 
-    def _item_read(self, item_id: str, row: Mapping[str, Any],
-                   by_key: Mapping[str, Mapping[str, Any]]) -> ItemRecord | None:
+    def _record_read(self, item_id: str, row: Mapping[str, Any]) -> ItemRecord | None:
+        """The item's record as of `upto` from its row's writes and flags, each flag's record kept (FLAGS)."""
         flags = [{"id": f["id"], **w} for f in row["flags"] for w in f["writes"]]
         covers = [{"flag": f["id"], "item": item_id, "since_seq": f["since_seq"]} for f in row["flags"]]
         for write in row["writes"]:
@@ -279,15 +299,22 @@ class PartsFromGraph:
                                         flags=flags, covers=covers)).get(item_id)
         if rec is None:
             return None
+        for flag in row["flags"]:
+            if flag["id"] in rec.flags:
+                self._read[(FLAGS, flag["id"])] = self._flag(flag["id"], flag["writes"], flag["covers"])
+        return rec
+
+    def _item_read(self, item_id: str, row: Mapping[str, Any],
+                   by_key: Mapping[str, Mapping[str, Any]]) -> ItemRecord | None:
+        rec = self._record_read(item_id, row)
+        if rec is None:
+            return None
         self._read[(DEPENDENTS, item_id)] = self._linked(row["dependents"])
         self._read[(SUPERSEDED_BY, item_id)] = self._linked(row["superseded_by"])
         self._read[(UNIT_TIME, unit_of(rec))] = (
             self._done_time(row["unit_writes"]) if row["unit_last"] is not None and row["unit_last"] > self.upto
             else row["unit_done"])
         self._read[(PENDING, item_id)] = set(row["pending"])
-        for flag in row["flags"]:
-            if flag["id"] in rec.flags:
-                self._read[(FLAGS, flag["id"])] = self._flag(flag["id"], flag["writes"], flag["covers"])
         if rec.key is not None:
             keyed = by_key[rec.key]  # the key's own row, one for all the items on it
             self._read[(ON_KEY, rec.key)] = set(keyed["on_key"])
@@ -368,8 +395,8 @@ class KnowledgeRead:
     def __init__(self, graph: GraphPort, upto: int) -> None:
         self.upto = upto
         self._source = PartsFromGraph(graph, upto)
-        self.state = reading_state(Reader(self._source.answer, Fetched(), self._source.answer_many),
-                                   self._source.clock)
+        self._reader = Reader(self._source.answer, Fetched(), self._source.answer_many)
+        self.state = reading_state(self._reader, self._source.clock)
         self._positioned = False  # the state's knowledge position is read only by what shows it
 
     def item(self, item_id: str) -> ItemRecord | None:
@@ -380,6 +407,15 @@ class KnowledgeRead:
         """The records of those of these items written by `upto`, by id, the ones not read yet in one statement."""
         wanted = list(dict.fromkeys(ids))
         self._source.read_items(wanted)
+        return {i: rec for i in wanted if (rec := self.state.items.get(i)) is not None}
+
+    def records(self, ids: Iterable[str]) -> dict[str, ItemRecord]:
+        """`items`, for a read that shows them: the records (and the flags covering them, for `stale_reasons`)
+        only, the ones not read yet in one statement (PartsFromGraph.read_records), without what a write's rules
+        read next of each."""
+        wanted = list(dict.fromkeys(ids))
+        for part, found in self._source.read_records(wanted).items():
+            self._reader.give(part, found)
         return {i: rec for i in wanted if (rec := self.state.items.get(i)) is not None}
 
     def stale_reasons(self, item_id: str) -> list[str]:

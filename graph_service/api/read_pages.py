@@ -224,7 +224,7 @@ def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], 
         if not ids:
             break
         cursor = ids[-1]
-        records = read.items(ids)
+        records = read.records(ids)
         for props, stale in _rows(read, ids):
             if not _matches_rest(records[props["id"]], stale, rest):
                 continue
@@ -260,7 +260,7 @@ _ID_KEY_FIRST_WINDOW = ID_KEY_SPAN >> 16
 def _rows(read: KnowledgeRead, ids: list[str]) -> list[tuple[dict[str, Any], list[str]]]:
     """Each item's properties (as KnowledgeState.find gives them) and stale reasons as of `read`, the
     items read in one statement."""
-    records = read.items(ids)
+    records = read.records(ids)
     return [(records[i].materialise(), read.stale_reasons(i)) for i in ids]
 
 
