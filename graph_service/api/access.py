@@ -14,12 +14,12 @@ import hashlib
 import json
 import logging
 import os
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cachetools import LRUCache
 from graphql import (
     DocumentNode,
     FieldNode,
@@ -340,7 +340,6 @@ def root_field_needs(document: DocumentNode, name: str | None) -> tuple[tuple[st
     key = (id(document), name)
     kept = _ROOT_FIELD_NEEDS.get(key)
     if kept is not None and kept[0] is document:
-        _ROOT_FIELD_NEEDS.move_to_end(key)
         return kept[1]
     fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
     needs: list[tuple[str, Role]] = []
@@ -352,14 +351,13 @@ def root_field_needs(document: DocumentNode, name: str | None) -> tuple[tuple[st
                       for field in _root_fields(operation.selection_set, fragments)]
     # The document is kept with its answer, so its id cannot name another document while the answer is kept.
     _ROOT_FIELD_NEEDS[key] = (document, tuple(needs))
-    while len(_ROOT_FIELD_NEEDS) > ROOT_FIELD_NEEDS_KEPT:
-        _ROOT_FIELD_NEEDS.popitem(last=False)
     return tuple(needs)
 
 
 ROOT_FIELD_NEEDS_KEPT = 64  # as many as the parsed documents kept (api/schema.py PARSED_DOCUMENTS)
-_ROOT_FIELD_NEEDS: OrderedDict[tuple[int, str | None], tuple[DocumentNode, tuple[tuple[str, Role], ...]]] = \
-    OrderedDict()
+# Least recently used first out (cachetools.LRUCache: a read counts as a use).
+_ROOT_FIELD_NEEDS: LRUCache[tuple[int, str | None], tuple[DocumentNode, tuple[tuple[str, Role], ...]]] = \
+    LRUCache(maxsize=ROOT_FIELD_NEEDS_KEPT)
 
 
 REQUEST_RULES.add(FieldAccessRule)

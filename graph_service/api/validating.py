@@ -10,11 +10,11 @@ read the request's execution context from here.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from functools import lru_cache
 
+from cachetools import LRUCache
 from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema, validate
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
@@ -71,12 +71,7 @@ class Validation(SchemaExtension):
         key = (id(schema), context.query or "", document_names)
         errors = _DOCUMENT_ERRORS.get(key)
         if errors is None:
-            errors = validate_document(schema, document, per_document)
-            _DOCUMENT_ERRORS[key] = errors
-            while len(_DOCUMENT_ERRORS) > DOCUMENT_CACHE_SIZE:
-                _DOCUMENT_ERRORS.popitem(last=False)
-        else:
-            _DOCUMENT_ERRORS.move_to_end(key)
+            errors = _DOCUMENT_ERRORS[key] = validate_document(schema, document, per_document)
         # Copies: an error's message and extensions are edited on the way out (suggestions, allowed values).
         found = [GraphQLError(e.message, e.nodes, e.source, e.positions, e.path, e.original_error,
                               dict(e.extensions or {})) for e in errors]
@@ -114,14 +109,9 @@ def _recorded(schema: GraphQLSchema, query: str, document: DocumentNode, rules: 
     found = _RECORDED.get(key)
     if found is None:
         try:
-            found = (document, record(schema, document, rules))
+            found = _RECORDED[key] = (document, record(schema, document, rules))
         except RecursionError:
             return None
-        _RECORDED[key] = found
-        while len(_RECORDED) > RECORDED_CACHE_SIZE:
-            _RECORDED.popitem(last=False)
-    else:
-        _RECORDED.move_to_end(key)
     return found
 
 
@@ -129,7 +119,9 @@ DOCUMENT_CACHE_SIZE = 512
 # A recorded document holds its parse (as much as 0.75 MB at the token limit), not only its errors: fewer
 # kept, the same number as parsed documents (api/schema.py PARSED_DOCUMENTS), mostly the same objects.
 RECORDED_CACHE_SIZE = 64
-_RECORDED: OrderedDict[tuple[int, str, tuple[str, ...]], tuple[DocumentNode, tuple[Event, ...]]] = OrderedDict()
-_DOCUMENT_ERRORS: OrderedDict[tuple[int, str, tuple[str, ...]], list[GraphQLError]] = OrderedDict()
+# Least recently used first out (cachetools.LRUCache: a read counts as a use).
+_RECORDED: LRUCache[tuple[int, str, tuple[str, ...]], tuple[DocumentNode, tuple[Event, ...]]] = \
+    LRUCache(maxsize=RECORDED_CACHE_SIZE)
+_DOCUMENT_ERRORS: LRUCache[tuple[int, str, tuple[str, ...]], list[GraphQLError]] = LRUCache(maxsize=DOCUMENT_CACHE_SIZE)
 REQUEST_RULES: set[type[ASTValidationRule]] = set()
 """Filled by the modules whose rules read the request (access, input limits, NUL, operationName)."""
