@@ -48,13 +48,15 @@ def key_windows(start: int, *, descending: bool, span: tuple[int, int], ends: tu
 
 
 def rows_by_place(graph: GraphPort, query: str, params: dict[str, Any], *, after: int, head: int, limit: int,
-                  place: Callable[[dict[str, Any]], int]) -> Iterator[dict[str, Any]]:
+                  place: Callable[[dict[str, Any]], int], first: int | None = None) -> Iterator[dict[str, Any]]:
     """Every row the named query selects whose place (a journal position, one row at each: `place` gives a row's)
     is past `after`, in place order: `query` reads the window of places [$from_key, $to_key), at most $limit
     rows in place order, and the windows run from `after` + 1 past `head` (the journal's last position) to past
-    every place. A window that gives `limit` rows is read on from its last row's place."""
+    every place, the first `first` places wide (PLACES_FIRST_WINDOW), each next one wider. A window that gives
+    `limit` rows is read on from its last row's place. A read of every row gives `first` = head + 1: then one
+    window holds every place (it reads every row anyway, and a statement a window is what a few rows cost)."""
     for low, high in key_windows(after + 1, descending=False, span=(0, head + 1), ends=(0, PAST_EVERY_KEY[1]),
-                                 first=PLACES_FIRST_WINDOW):
+                                 first=PLACES_FIRST_WINDOW if first is None else max(1, first)):
         while True:
             rows = graph.run(query, {**params, "from_key": low, "to_key": high, "limit": limit})
             yield from rows

@@ -55,12 +55,12 @@ class QuestionParts(KeyedParts):
 
 def _pages(graph: GraphPort, query: str, params: dict[str, Any], place: str) -> Iterator[dict[str, Any]]:
     """Every row of the page query `query` (questions_page or unknowns_page), in place order, PAGE rows a
-    statement, window by window of places up to the journal's head and past it (key_windows.rows_by_place)."""
+    statement, in one window of every place (key_windows.rows_by_place with `first` past the journal's head)."""
     field = "declared_at" if place == "unknown" else "asked_at"
     heads = graph.run("head_read")
     head = heads[0]["seq"] if heads and isinstance(heads[0]["seq"], int) else 0
     yield from rows_by_place(graph, query, params, after=-1, head=head, limit=PAGE,
-                             place=lambda row: int(row[place][field]))
+                             place=lambda row: int(row[place][field]), first=head + 1)
 
 
 class GraphQuestions(QuestionState):
