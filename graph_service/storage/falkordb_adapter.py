@@ -68,11 +68,12 @@ class FalkorDBGraph:
 
     def revive(self, grace: float = 3.0) -> bool:
         """Restart the owned embedded server if it has died (waiting up to `grace` seconds for one that is
-        dying); True if it was restarted."""
-        if self._server is None or not self._server.exited(grace):
-            return False
+        dying), unless the store is being closed; True if it was restarted."""
+        if self._server is None or self._server.stopping or not self._server.exited(grace):
+            return False  # a server stopped by its owner (closing the store) is not started again
         log.error("the embedded FalkorDB server exited with code %s; restarting it", self._server.exit_code)
-        self._server.restart()
+        if not self._server.restart():
+            return False  # its owner began to stop it meanwhile
         self.restarts += 1
         self._db.connection.close()
         if self._probe is not None:

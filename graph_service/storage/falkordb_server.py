@@ -116,6 +116,10 @@ class EmbeddedFalkorDB:
         self.stalls = 0  # starts found stuck and killed (see STALL_SECONDS)
         self._lock_file: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        # A stop and a restart one at a time, and no restart once a stop has begun: a statement of another
+        # thread that finds the server gone while its owner stops it (SHUTDOWN) must not start a new one.
+        self._life = threading.RLock()
+        self._stopping = False
 
     def start(self) -> EmbeddedFalkorDB:
         """Lock the folder, start the server and wait until it answers PING."""
@@ -282,23 +286,31 @@ class EmbeddedFalkorDB:
 
     def stop(self) -> None:
         """Compact the append-only file, then stop the server (it fsyncs the file and exits) and release the
-        lock."""
-        if self._process is not None and self._process.poll() is None:
-            self.compact()
-            if self._ask_to_shut_down():
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self._process.wait(timeout=SHUTDOWN_GRACE)
-            if self._process.poll() is None:
-                self._process.terminate()
-            try:
-                self._process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
-        self._process = None
-        if self._lock_file is not None:
-            os.close(self._lock_file)
-            self._lock_file = None
+        lock. From then on `restart` starts nothing."""
+        with self._life:
+            self._stopping = True
+            process = self._process
+            if process is not None and process.poll() is None:
+                self.compact()
+                if self._ask_to_shut_down():
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        process.wait(timeout=SHUTDOWN_GRACE)
+                if process.poll() is None:
+                    process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+            self._process = None
+            if self._lock_file is not None:
+                os.close(self._lock_file)
+                self._lock_file = None
+
+    @property
+    def stopping(self) -> bool:
+        """Has a stop begun (the owner is closing the store)?"""
+        return self._stopping
 
     def _ask_to_shut_down(self) -> bool:
         """Send SHUTDOWN: the server stops as it does on SIGTERM (the file fsynced), but at once, where a signal
@@ -341,13 +353,18 @@ class EmbeddedFalkorDB:
             return False
         return True
 
-    def restart(self) -> None:
-        """Start the server again on the same folder after it died (it reloads its append-only file)."""
-        self._process = None
-        if self._lock_file is not None:
-            os.close(self._lock_file)
-            self._lock_file = None
-        self.start()
+    def restart(self) -> bool:
+        """Start the server again on the same folder after it died (it reloads its append-only file): True; False,
+        starting nothing, once a stop has begun."""
+        with self._life:
+            if self._stopping:
+                return False
+            self._process = None
+            if self._lock_file is not None:
+                os.close(self._lock_file)
+                self._lock_file = None
+            self.start()
+            return True
 
     def __enter__(self) -> EmbeddedFalkorDB:
         return self.start()

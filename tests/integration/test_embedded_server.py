@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,46 @@ def test_the_server_keeps_a_plan_for_every_statement_the_service_runs(tmp_path: 
         assert all(again), again
     finally:
         graph.close()
+
+
+def test_a_statement_of_another_thread_during_a_stop_does_not_start_the_server_again(tmp_path: Path,
+                                                                                       monkeypatch: pytest.MonkeyPatch
+                                                                                       ) -> None:
+    """Closing a store while another thread still runs a statement (a background check, a late request): the
+    statement finds the server gone as the stop shuts it down, and must fail, not start a new server under the
+    stop (found in the suite: the restart took the process from under the stop, which then failed)."""
+    import redis
+
+    from graph_service.storage.falkordb_adapter import FalkorDBGraph
+
+    graph = FalkorDBGraph.embedded(tmp_path / "data")
+    server = graph._server  # type: ignore[attr-defined]
+    assert server is not None
+    outcome: list[BaseException | None] = []
+    late = threading.Thread(target=lambda: outcome.append(_raised(lambda: graph.run("head_read"))))
+    shut_down = EmbeddedFalkorDB._ask_to_shut_down
+
+    def shut_down_then_a_statement(self: EmbeddedFalkorDB) -> bool:
+        answered = shut_down(self)
+        assert self._process is not None
+        self._process.wait(timeout=30)  # the server is gone: the late statement finds its socket closed
+        late.start()
+        late.join(timeout=5)  # it waits for the stop to finish (or fails at once), never restarts the server
+        return answered
+
+    monkeypatch.setattr(EmbeddedFalkorDB, "_ask_to_shut_down", shut_down_then_a_statement)
+    graph.close()
+    late.join(timeout=60)
+    assert not late.is_alive() and len(outcome) == 1
+    assert isinstance(outcome[0], redis.ConnectionError), outcome
+    assert graph.restarts == 0 and server.pid is None
+    with pytest.raises(redis.ConnectionError):  # and no server answers on the store's socket
+        redis.Redis(unix_socket_path=str(server.socket_path), socket_timeout=2).ping()
+
+
+def _raised(call: Callable[[], object]) -> BaseException | None:
+    try:
+        call()
+    except BaseException as exc:  # the test looks at what it raised
+        return exc
+    return None
