@@ -53,8 +53,9 @@ def rows_by_place(graph: GraphPort, query: str, params: dict[str, Any], *, after
     is past `after`, in place order: `query` reads the window of places [$from_key, $to_key), at most $limit
     rows in place order, and the windows run from `after` + 1 past `head` (the journal's last position) to past
     every place, the first `first` places wide (PLACES_FIRST_WINDOW), each next one wider. A window that gives
-    `limit` rows is read on from its last row's place. A read of every row gives `first` = head + 1: then one
-    window holds every place (it reads every row anyway, and a statement a window is what a few rows cost)."""
+    `limit` rows is read on from its last row's place. A read of every row gives `first` = PAST_EVERY_KEY[1]:
+    then one window holds every place (it reads every row anyway, and a statement a window is what a few rows
+    cost), whatever `head` says."""
     for low, high in key_windows(after + 1, descending=False, span=(0, head + 1), ends=(0, PAST_EVERY_KEY[1]),
                                  first=PLACES_FIRST_WINDOW if first is None else max(1, first)):
         while True:

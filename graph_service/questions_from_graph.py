@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from graph_service.domain import Applied
 from graph_service.errors import UserError
 from graph_service.journal.chain import Entry
-from graph_service.key_windows import rows_by_place
+from graph_service.key_windows import PAST_EVERY_KEY, rows_by_place
 from graph_service.keyed_parts import KeyedParts, Needs
 from graph_service.projection import Projection
 from graph_service.questions import ANSWER_QUESTION, ASK_QUESTION, DECLARE_UNKNOWN, UNKNOWN
@@ -55,12 +55,10 @@ class QuestionParts(KeyedParts):
 
 def _pages(graph: GraphPort, query: str, params: dict[str, Any], place: str) -> Iterator[dict[str, Any]]:
     """Every row of the page query `query` (questions_page or unknowns_page), in place order, PAGE rows a
-    statement, in one window of every place (key_windows.rows_by_place with `first` past the journal's head)."""
+    statement, in one window of every place (key_windows.rows_by_place): no head to read first."""
     field = "declared_at" if place == "unknown" else "asked_at"
-    heads = graph.run("head_read")
-    head = heads[0]["seq"] if heads and isinstance(heads[0]["seq"], int) else 0
-    yield from rows_by_place(graph, query, params, after=-1, head=head, limit=PAGE,
-                             place=lambda row: int(row[place][field]), first=head + 1)
+    yield from rows_by_place(graph, query, params, after=-1, head=0, limit=PAGE,
+                             place=lambda row: int(row[place][field]), first=PAST_EVERY_KEY[1])
 
 
 class GraphQuestions(QuestionState):

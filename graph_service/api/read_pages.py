@@ -225,7 +225,7 @@ def item_page_now(graph: GraphPort, read: KnowledgeRead, given: dict[str, Any], 
             break
         cursor = ids[-1]
         records = read.records(ids)
-        for props, stale in _rows(read, ids):
+        for props, stale in _rows(read, ids, records):
             if not _matches_rest(records[props["id"]], stale, rest):
                 continue
             total += 1
@@ -257,10 +257,11 @@ def item_ids_by_key_windows(graph: GraphPort, params: dict[str, Any], after: str
 _ID_KEY_FIRST_WINDOW = ID_KEY_SPAN >> 16
 
 
-def _rows(read: KnowledgeRead, ids: list[str]) -> list[tuple[dict[str, Any], list[str]]]:
+def _rows(read: KnowledgeRead, ids: list[str],
+          records: dict[str, ItemRecord] | None = None) -> list[tuple[dict[str, Any], list[str]]]:
     """Each item's properties (as KnowledgeState.find gives them) and stale reasons as of `read`, the
-    items read in one statement."""
-    records = read.records(ids)
+    items read in one statement (`records`: the caller's, already read)."""
+    records = read.records(ids) if records is None else records
     return [(records[i].materialise(), read.stale_reasons(i)) for i in ids]
 
 
