@@ -15,6 +15,7 @@ from graph_service.knowledge.as_of import dispute_of_props
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.knowledge_region import KnowledgeRead
+from graph_service.questions.resting import DerivedFrom
 from graph_service.storage.port import GraphPort
 
 
@@ -27,6 +28,7 @@ class GraphTargets:
     def __init__(self, graph: GraphPort, read: KnowledgeRead) -> None:
         self.graph, self.read = graph, read
         self._derived_from: dict[str, set[str]] = {}  # item -> the items derived directly from it
+        self._below_read: set[str] = set()  # items every edge below which is in _derived_from
         self._read_by: dict[str, set[str]] = {}  # item -> the snapshots that read it
         self._written: dict[str, bool] = {}  # item -> whether it was written
 
@@ -48,7 +50,7 @@ class GraphTargets:
         the snapshots reading them and every edge below them."""
         present = self.present(ids)
         self.snapshots_reading(present)
-        self.dependents(present)
+        self.derived_below(present)
 
     def present(self, ids: Iterable[str]) -> list[str]:
         # Whether an item was written is its node's (with a status: a written item's); its record, with the
@@ -61,10 +63,11 @@ class GraphTargets:
             self._written.update({i: i in found for i in missing})
         return [i for i in wanted if self._written[i]]
 
-    def dependents(self, ids: list[str]) -> set[str]:
-        """The items derived from `ids`, transitively (not `ids`), walked level by level over the edges kept,
-        the missing ones of each level read in one statement (item_dependents_step)."""
-        seen = set(ids)
+    def derived_below(self, ids: list[str]) -> DerivedFrom:
+        """The edges below `ids` (questions.targets.KnowledgeTargets.derived_below), walked level by level, the
+        missing ones of each level read in one statement (item_dependents_step). What was read is kept: a walk
+        from items whose every edge below was read already reads and walks nothing."""
+        seen = {i for i in ids if i not in self._below_read}
         frontier = sorted(seen)
         while frontier:
             missing = [i for i in frontier if i not in self._derived_from]
@@ -73,9 +76,10 @@ class GraphTargets:
                     self._derived_from[item_id] = set()
                 for row in self.graph.run("item_dependents_step", {"asked": {"frontier": missing}}):
                     self._derived_from[row["via"]].add(row["id"])
-            frontier = sorted({d for i in frontier for d in self._derived_from[i]} - seen)
+            frontier = sorted({d for i in frontier for d in self._derived_from[i]} - seen - self._below_read)
             seen.update(frontier)
-        return seen - set(ids)
+        self._below_read |= seen
+        return self._derived_from
 
     def snapshots_reading(self, ids: list[str]) -> set[str]:
         missing = [i for i in dict.fromkeys(ids) if i not in self._read_by]

@@ -25,6 +25,7 @@ from graph_service.knowledge.items import CONFIRMING_SOURCES
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id
 from graph_service.knowledge.rules import DisputeEvent
 from graph_service.questions.candidates import DISPUTE, STALE_ITEM, Candidate
+from graph_service.questions.resting import DerivedFrom, RestingCounts
 from graph_service.questions.state import QuestionState
 
 if TYPE_CHECKING:
@@ -75,8 +76,9 @@ class KnowledgeTargets(Protocol):
     def present(self, ids: Iterable[str]) -> list[str]:
         """Those of `ids` that are items, in the order given."""
 
-    def dependents(self, ids: list[str]) -> set[str]:
-        """The items resting on `ids` (derived from them), transitively, not `ids` themselves."""
+    def derived_below(self, ids: list[str]) -> DerivedFrom:
+        """Each of `ids` and every item resting on them (derived from them, transitively), mapped to the items
+        derived directly from it (an item none is derived from may be left out); it may map more."""
 
     def snapshots_reading(self, ids: list[str]) -> set[str]:
         """The recorded snapshots that read any of `ids` as a fact or a hint."""
@@ -104,8 +106,8 @@ class StateTargets:
     def present(self, ids: Iterable[str]) -> list[str]:
         return [i for i in dict.fromkeys(ids) if i in self.knowledge.items]
 
-    def dependents(self, ids: list[str]) -> set[str]:
-        return set(self.knowledge.dependents(ids))
+    def derived_below(self, ids: list[str]) -> DerivedFrom:
+        return self.knowledge.dependents_of
 
     def snapshots_reading(self, ids: list[str]) -> set[str]:
         if self._read_by is None:
@@ -128,6 +130,7 @@ class TargetView:
     def __init__(self, knowledge: KnowledgeTargets, questions: QuestionState) -> None:
         self.knowledge = knowledge
         self.questions = questions
+        self._resting = RestingCounts()
         self._decided_by: dict[str, set[str]] = {}
         for unknown in questions.unknowns(answered=False):
             for item_id in unknown.affects:
@@ -139,15 +142,10 @@ class TargetView:
         """Materiality inputs for targets standing on `items`; `own` are an unknown's own decisions
         (an unknown counts the items it affects among its dependents)."""
         present = self.knowledge.present(items)
-        resting = self.knowledge.dependents(present)
-        if own is None:
-            resting -= set(present)
-            decisions = set().union(*(self._decided_by.get(i, set()) for i in present))
-        else:
-            resting |= set(present)
-            decisions = set(own)
+        resting = self._resting.count(present, self.knowledge.derived_below(present), with_ids=own is not None)
+        decisions = set().union(*(self._decided_by.get(i, set()) for i in present)) if own is None else set(own)
         snapshots = self.knowledge.snapshots_reading(present)
-        return {"dependents": len(resting), "snapshots": len(snapshots), "decisions": len(decisions)}
+        return {"dependents": resting, "snapshots": len(snapshots), "decisions": len(decisions)}
 
     # --- candidates ----------------------------------------------------------------------------
 
