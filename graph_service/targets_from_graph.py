@@ -58,8 +58,7 @@ class GraphTargets:
         wanted = list(dict.fromkeys(ids))
         missing = [i for i in wanted if i not in self._written]
         if missing:
-            found = {r["item"]["id"] for r in self.graph.run("items_by_id", {"ids": missing})
-                     if r["item"].get("status") is not None}
+            found = {r["id"] for r in self.graph.run("item_statuses", {"items": missing}) if r["status"] is not None}
             self._written.update({i: i in found for i in missing})
         return [i for i in wanted if self._written[i]]
 
