@@ -82,7 +82,8 @@ class HistoryQuery:
 
     @strawberry.field(description="The nodes whose state the entries after `from` up to `to` changed, with "
                                   "their states at both positions, in the order they were first changed; a "
-                                  "page at a time. Costs the entries in the range and the page's nodes' writes.")
+                                  "page at a time. Costs the entries in the range and the page's nodes' writes "
+                                  "up to `to`.")
     @user_errors
     def changes(self, info: strawberry.Info[Any, Any],
                 from_: Annotated[Long, strawberry.argument(name="from", description="The earlier journal "
@@ -94,6 +95,7 @@ class HistoryQuery:
         _range(service.journal.seq, from_, to)
         written = service.graph.run("nodes_written_between", {"from": from_, "to": to})
         page = paged("changes", list(enumerate(written, start=1)), first, after)
-        edges = [Edge(cursor=edge.cursor, node=_change(service.graph.run("node_history", {"id": edge.node["id"]}),
-                                                        edge.node, from_, to)) for edge in page.edges]
+        edges = [Edge(cursor=edge.cursor, node=_change(
+            service.graph.run("node_history_upto", {"id": edge.node["id"], "upto": to}), edge.node, from_, to))
+            for edge in page.edges]
         return Connection(edges=edges, page_info=page.page_info, counted=page.counted)

@@ -140,7 +140,8 @@ class StatementQuery:
         if as_of is None:
             return Observation.of(observation_props(service, id))
         check_position(as_of, service.journal.seq)
-        rows = [r for r in service.graph.run("node_history", {"id": id}) if r["label"] == "Observation"]
+        rows = [r for r in service.graph.run("node_history_upto", {"id": id, "upto": as_of})
+                if r["label"] == "Observation"]
         return Observation.of({**node_as_of(rows, as_of, f"observation {id!r}"), "id": id})
 
 

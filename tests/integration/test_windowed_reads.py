@@ -74,3 +74,15 @@ def test_a_page_of_places_reads_only_its_window(embedded: FalkorDBGraph, page: s
     for extra in ({}, {flag: True} if flag else {}):
         params = {**asked, **extra, "from_key": 200, "to_key": 220, "limit": 100}
         assert max(index_rows_produced(embedded, page, params)) <= 20, (page, params)
+
+
+def test_a_nodes_history_up_to_a_position_reads_the_nodes_writes(embedded: FalkorDBGraph) -> None:
+    """`node_history_upto` (what `changes` and an observation as of a position fold) starts at the node and
+    reads its writes: not every entry up to the position by the index on Entry.seq, which FalkorDB chose for
+    a filter on it given the chance."""
+    embedded._graph.query(  # type: ignore[attr-defined]
+        "CREATE (i:Item {id: 'i'}) WITH i UNWIND range(1, 600) AS n CREATE (e:Entry {seq: n}) "
+        "FOREACH (_ IN CASE WHEN n % 20 = 0 THEN [1] ELSE [] END | CREATE (e)-[:WROTE {changes: '{}'}]->(i))")
+    rows = embedded.run("node_history_upto", {"id": "i", "upto": 500})
+    assert sorted(r["seq"] for r in rows) == list(range(20, 501, 20))
+    assert max(index_rows_produced(embedded, "node_history_upto", {"id": "i", "upto": 500})) <= 1
