@@ -14,7 +14,8 @@ from graph_service.history import check_position
 from graph_service.projection import KEEPS_NOW_READS
 from graph_service.service import Service
 from graph_service.stream import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, Recalled, recall
-from graph_service.stream.as_of import stream_at, stream_now
+from graph_service.stream.as_of import newest_kept, stream_at, stream_now
+from graph_service.stream.recall import recall_of_newest
 from graph_service.stream.rows import check_actor
 
 
@@ -99,9 +100,16 @@ def _recall_as_of(service: Service, observer: str, as_of: int, now: int, k: int,
 
 def recall_now(service: Service, observer: str, now: int, k: int, half_life: float, w_recency: float,
                 w_importance: float) -> tuple[Recalled, ...]:
-    """The head's ranking over the observer's rows as the graph's nodes hold them (one statement)."""
+    """The head's ranking over the observer's rows as the graph's nodes hold them: from each weight's k newest
+    and k first written rows (one statement, the server sorting them), or, when those cannot tell
+    (recall_of_newest), from every row (one more)."""
     name = check_actor(observer, "observer")
     table = service.state.stream.table
+    kept, cut = newest_kept(service.graph.run("observer_stream_newest", {"observer": name, "k": max(k, 1)}))
+    ranked = recall_of_newest(stream_now(kept, name, table), cut, now, k, half_life, w_recency, w_importance,
+                              table=table)
+    if ranked is not None:
+        return ranked
     rows = stream_now(service.graph.run("observer_stream", {"observer": name}), name, table)
     return recall(rows, now, k, half_life, w_recency, w_importance, table=table)
 

@@ -10,6 +10,7 @@ to the same ranking function as the head's recall (`graph_service.stream.recall.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -47,6 +48,27 @@ def stream_now(nodes: Iterable[dict[str, Any]], observer: str,
     actor = next((n["props"] for n in found if n["label"] == "Actor"), None)
     return stream_of(actor, [(n["props"]["id"], n["props"]) for n in found if n["label"] == "Observation"], observer,
                      table)
+
+
+def newest_kept(nodes: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """Of the rows `cypher/observer_stream_newest.cypher` gives, the Actor's and each Observation's once (for
+    `stream_now`), and the cut `recall.recall_of_newest` is told: the weights some of whose rows were left out,
+    each with the oldest tick of its newest rows kept."""
+    others: list[dict[str, Any]] = []
+    rows: dict[str, dict[str, Any]] = {}
+    newest: dict[int, list[int]] = {}
+    total: dict[int, int] = {}
+    for node in nodes:
+        if node["label"] != "Observation":
+            others.append(node)
+            continue
+        rows.setdefault(node["props"]["id"], node)
+        weight = node["props"]["weight"]
+        total[weight] = node["weight_rows"]
+        if node["kept"] == "newest":
+            newest.setdefault(weight, []).append(node["props"]["tick"])
+    kept = Counter(node["props"]["weight"] for node in rows.values())
+    return [*others, *rows.values()], {weight: min(newest[weight]) for weight in total if kept[weight] < total[weight]}
 
 
 def stream_of(actor: dict[str, Any] | None, observations: Iterable[tuple[str, dict[str, Any]]], observer: str,
