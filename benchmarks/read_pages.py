@@ -28,7 +28,11 @@ after round, the sizes interleaved, each read below is timed in-process on the e
   round): read from the graph (impact_from_graph: scratch states that read what the change reaches) and
   on the whole in-memory state (impact.store_impact, what the service answered before);
 - `recall` of the observer with the most rows (top 5 at a tick past its last): from the graph's nodes
-  (stream_types.recall_now, what the service reads) and from the in-memory stream state (before);
+  (stream_types.recall_now, what the service reads: each weight's newest and first written rows), from every
+  row of the observer's on the graph (what it read before) and from the in-memory stream state (before that);
+- `changes` from position 1,000 to 1,010 (the first page of 20 nodes): each node's writes up to 1,010
+  (node_history_upto, what the service reads) and its whole history (node_history, what it read before),
+  folded as the service folds them;
 - a raw one-node read (head_read): the round trip every figure includes.
 
 It prints each figure's median per size and its growth from the smallest size to the largest; the bar
@@ -62,6 +66,7 @@ from graph_service.api.stream_types import recall_now
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
+from graph_service.history import node_states, state_at
 from graph_service.impact import store_impact
 from graph_service.impact_from_graph import impact_from_graph
 from graph_service.journal.chain import canonical_json
@@ -69,6 +74,9 @@ from graph_service.knowledge_region import KnowledgeRead
 from graph_service.questions.ranking import open_question_rows
 from graph_service.questions.targets import StateTargets
 from graph_service.service import Service
+from graph_service.storage.port import GraphPort
+from graph_service.stream import recall
+from graph_service.stream.as_of import stream_now
 from graph_service.targets_from_graph import GraphTargets
 
 GROWTH_BAR = 1.2
@@ -125,9 +133,28 @@ def reads(service: Service, first: int, seed: int = 7) -> dict[str, Callable[[],
         "impact (graph)": lambda: impact_from_graph(graph, service.journal.seq, [next(on_graph)]),
         "impact (in memory)": lambda: store_impact(service.state, [next(in_memory)]),
         "recall (graph)": lambda: recall_now(service, busiest, 10**9, 5, 50.0, 1.0, 1.0),
+        "recall (every row)": lambda: recall(stream_now(graph.run("observer_stream", {"observer": busiest}), busiest),
+                                             10**9, 5, 50.0, 1.0, 1.0),
         "recall (in memory)": lambda: service.state.stream.recall(busiest, 10**9, 5, 50.0, 1.0, 1.0),
+        "changes (up to `to`)": lambda: changes_page(graph, "node_history_upto", first),
+        "changes (whole histories)": lambda: changes_page(graph, "node_history", first),
         "raw read": lambda: graph.run("head_read"),
     }
+
+
+CHANGES = (1_000, 1_010)  # the positions `changes` is asked between: the same entries at every size
+
+
+def changes_page(graph: GraphPort, history: str, first: int) -> list[Any]:
+    """The first page of `changes(from, to)` over CHANGES, each node's states folded from `history` (read up to
+    `to`, or whole) as the service folds them: the state at either end of each node."""
+    start, end = CHANGES
+    page = graph.run("nodes_written_between", {"from": start, "to": end})[:first]
+    found = []
+    for node in page:
+        states = node_states(graph.run(history, {"id": node["id"], "upto": end}))
+        found.append((node["id"], state_at(states, start), state_at(states, end)))
+    return found
 
 
 def every_belief_hashed(service: Service) -> str:
@@ -140,7 +167,8 @@ def every_belief_hashed(service: Service) -> str:
 GATED = ("beliefs page (windows)", "items page (windows)", "disputes page (windows)", "flags page (windows)",
          "fingerprint now")
 # Open questions are not gated: they rank every open target, and the mix's open targets grow with the store.
-# Nor recall: it ranks every row of the observer, and the mix's observers gain rows as the store grows.
+# Nor recall: the server sorts every row of the observer (to keep each weight's newest and first written), and the
+# mix's observers gain rows as the store grows.
 # Impact is not gated: what a retraction reaches in the mix grows with the store (its components do).
 
 
@@ -170,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
             assert named["items page (windows)"]() == [r["id"] for r in named["items page (id index)"]()], size
             assert named["open questions (graph)"]() == named["open questions (in memory)"](), size
             assert named["disputes page (windows)"]() == named["disputes page (one window)"](), size
-            assert named["recall (graph)"]() == named["recall (in memory)"](), size
+            assert named["recall (graph)"]() == named["recall (in memory)"]() == named["recall (every row)"](), size
+            assert named["changes (up to `to`)"]() == named["changes (whole histories)"](), size
             for item in impact_sample(services[size], args.seed):
                 assert impact_from_graph(services[size].graph, services[size].journal.seq, [item]) == store_impact(
                     services[size].state, [item]), (size, item)
