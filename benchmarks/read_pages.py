@@ -62,11 +62,11 @@ from graph_service.api.read_pages import (
     item_ids_by_key_windows,
     item_page,
 )
+from graph_service.api.history_types import node_change
 from graph_service.api.stream_types import recall_now
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
-from graph_service.history import node_states, state_at
 from graph_service.impact import store_impact
 from graph_service.impact_from_graph import impact_from_graph
 from graph_service.journal.chain import canonical_json
@@ -146,15 +146,12 @@ CHANGES = (1_000, 1_010)  # the positions `changes` is asked between: the same e
 
 
 def changes_page(graph: GraphPort, history: str, first: int) -> list[Any]:
-    """The first page of `changes(from, to)` over CHANGES, each node's states folded from `history` (read up to
-    `to`, or whole) as the service folds them: the state at either end of each node."""
+    """The first page of `changes(from, to)` over CHANGES, each node folded by the service's own fold
+    (history_types.node_change) from `history`: read up to `to` (node_history_upto), or whole (node_history)."""
     start, end = CHANGES
-    page = graph.run("nodes_written_between", {"from": start, "to": end})[:first]
-    found = []
-    for node in page:
-        states = node_states(graph.run(history, {"id": node["id"], "upto": end}))
-        found.append((node["id"], state_at(states, start), state_at(states, end)))
-    return found
+    return [node_change(graph.run(history, {"id": node["id"], **({"upto": end} if "upto" in history else {})}),
+                        node, start, end)
+            for node in graph.run("nodes_written_between", {"from": start, "to": end})[:first]]
 
 
 def every_belief_hashed(service: Service) -> str:

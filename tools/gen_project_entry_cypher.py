@@ -87,8 +87,6 @@ HISTORY_UPTO_HEADER = """\
 
 def render_history(*, upto: bool = False) -> str:
     """node_history, or, `upto`, node_history_upto: one branch per label."""
-    # WITH before the filter: FalkorDB would otherwise start from the index on Entry.seq and read every entry
-    # up to $upto, not the node's.
     where = "WITH w, e WHERE e.seq <= $upto\n" if upto else ""
     branches = [f"MATCH (n:{label} {{id: $id}})<-[w:WROTE]-(e:Entry)\n{where}"
                 f"RETURN '{label}' AS label, e.seq AS seq, e.op AS op, e.by AS by, e.at AS at, w.changes AS changes"

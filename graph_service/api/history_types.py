@@ -49,7 +49,9 @@ class NodeChange:
                                                          "wrote it, in order.")
 
 
-def _change(history: list[dict[str, Any]], written: dict[str, Any], start: int, end: int) -> NodeChange:
+def node_change(history: list[dict[str, Any]], written: dict[str, Any], start: int, end: int) -> NodeChange:
+    """What `changes(from: start, to: end)` says of one node `written` (a nodes_written_between row), folded from
+    its history rows (node_history_upto's, up to `end`, or more)."""
     states = node_states(history)
     before, after = state_at(states, start), state_at(states, end)
     return NodeChange(id=strawberry.ID(written["id"]), label=written["label"],
@@ -95,7 +97,7 @@ class HistoryQuery:
         _range(service.journal.seq, from_, to)
         written = service.graph.run("nodes_written_between", {"from": from_, "to": to})
         page = paged("changes", list(enumerate(written, start=1)), first, after)
-        edges = [Edge(cursor=edge.cursor, node=_change(
+        edges = [Edge(cursor=edge.cursor, node=node_change(
             service.graph.run("node_history_upto", {"id": edge.node["id"], "upto": to}), edge.node, from_, to))
             for edge in page.edges]
         return Connection(edges=edges, page_info=page.page_info, counted=page.counted)

@@ -87,17 +87,9 @@ def recall(
     )
 
 
-def recall_of_newest(
-    rows: Iterable[Observation],
-    cut: Mapping[int, int],
-    now: int,
-    k: int = DEFAULT_K,
-    half_life: float = DEFAULT_HALF_LIFE,
-    w_recency: float = DEFAULT_W_RECENCY,
-    w_importance: float = DEFAULT_W_IMPORTANCE,
-    *,
-    table: WeightTable = DEFAULT_TABLE,
-) -> tuple[Recalled, ...] | None:
+def recall_of_newest(rows: Iterable[Observation], cut: Mapping[int, int], now: int, k: int, half_life: float,
+                     w_recency: float, w_importance: float, *,
+                     table: WeightTable = DEFAULT_TABLE) -> tuple[Recalled, ...] | None:
     """`recall` over every row of an observer, told from some of them, or None when they cannot tell.
 
     `rows` holds, for each weight in `cut`, its rows from tick cut[weight] on (its k newest, and any as new as the
