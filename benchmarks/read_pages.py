@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.service_shape import LOADER, LOADING, mix
+from graph_service.api.history_types import node_change
 from graph_service.api.read_pages import (
     belief_page_now,
     dispute_page_now,
@@ -62,7 +63,6 @@ from graph_service.api.read_pages import (
     item_ids_by_key_windows,
     item_page,
 )
-from graph_service.api.history_types import node_change
 from graph_service.api.stream_types import recall_now
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
