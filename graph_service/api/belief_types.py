@@ -16,7 +16,7 @@ import strawberry
 from strawberry.types.nodes import SelectedField, Selection
 
 from graph_service.apart import run_apart
-from graph_service.api.arguments import After, BeliefId, First
+from graph_service.api.arguments import After, BeliefId, First, MaxDepth, checked_depth
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
 from graph_service.api.journal_types import PageInfo
@@ -43,7 +43,6 @@ from graph_service.history import HistoryMissing, check_position
 from graph_service.service import Service
 from graph_service.storage.walks import as_of_steps, walk
 
-MAX_WALK_DEPTH = 100
 _CURSOR_PREFIX = "belief:"
 _ID_NUMBERS = re.compile(r"\d+")
 
@@ -469,8 +468,7 @@ def belief_walk(service: Service, start: str, steps: tuple[tuple[str, str, str],
     """Walk level by level (each node once) and describe every node reached. `as_of`: the walk over the
     edges written by that position, through the evidence rows live then, each node described as its
     history says it was then; UserError for a position past the head."""
-    if max_depth is not None and not 1 <= max_depth <= MAX_WALK_DEPTH:
-        raise UserError(f"maxDepth must be between 1 and {MAX_WALK_DEPTH}, got {max_depth}", field="maxDepth")
+    checked_depth(max_depth)
     service.journal.catch_up()
     table = {query: (edge, label) for query, edge, label in steps}
     if as_of is None:
@@ -588,8 +586,6 @@ def decode_cursor(cursor: str | None) -> tuple[int | None, str | None]:
 WalkAsOf = Annotated[Long | None, strawberry.argument(
     description="Walk as of this journal position (0 to the head), from the graph's history: the edges written "
                 "by then, through the evidence rows live then, each node as it was then. Null: now.")]
-MaxDepth = Annotated[int | None, strawberry.argument(description=f"Go at most this many steps (1 to {MAX_WALK_DEPTH}); "
-                                                                 "null: to the end.")]
 
 
 @strawberry.type

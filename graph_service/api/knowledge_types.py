@@ -11,7 +11,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from graph_service.apart import run_apart
-from graph_service.api.arguments import After, First, ItemId, Why
+from graph_service.api.arguments import After, First, ItemId, MaxDepth, Why, checked_depth
 from graph_service.api.connections import Connection, connection_of
 from graph_service.api.context import author_of, caught_up, journal_write, knowledge_now, knowledge_read, service_of
 from graph_service.api.errors import user_errors
@@ -294,25 +294,28 @@ WalkAsOf = Annotated[Long | None, strawberry.argument(
                 "it was then. Null: now.")]
 
 
-def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any, as_of: int | None = None) -> list[WalkStep]:
+def _walk(info: strawberry.Info[Any, Any], ids: list[str], steps: Any, max_depth: int | None,
+          as_of: int | None) -> list[WalkStep]:
+    """The walk from `ids` over `steps`, at most `max_depth` levels (None: to the end), now or as of a position."""
+    checked_depth(max_depth)
     service = caught_up(info)
     if as_of is not None:
-        return _walk_as_of(service, ids, steps, as_of)
+        return _walk_as_of(service, ids, steps, max_depth, as_of)
     read = knowledge_now(info)
     for item_id in _start(ids):
         _record(read, item_id)
-    reached = walk(service.graph, ids, steps)
+    reached = walk(service.graph, ids, steps, max_depth)
     found = read.items(r.id for r in reached)
     return [WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step,
                      item=_item(read, found[r.id]) if r.id in found else None)
             for r in reached]
 
 
-def _walk_as_of(service: Service, ids: list[str], steps: Any, as_of: int) -> list[WalkStep]:
+def _walk_as_of(service: Service, ids: list[str], steps: Any, max_depth: int | None, as_of: int) -> list[WalkStep]:
     """The walk over the edges written by position `as_of`, each item as its history says it was then."""
     check_position(as_of, service.journal.seq)
     _items_as_of(service, _start(ids), as_of)  # NotFound for a start that was not there then
-    reached = walk(service.graph, ids, as_of_steps(steps), upto=as_of)
+    reached = walk(service.graph, ids, as_of_steps(steps), max_depth, upto=as_of)
     items = _items_as_of(service, [r.id for r in reached], as_of)
     return [WalkStep(id=r.id, depth=r.depth, via=r.via, edge=r.step, item=items[r.id]) for r in reached]
 
@@ -527,21 +530,21 @@ class KnowledgeQuery:
     @strawberry.field(description="Everything the items rest on: premises transitively and same-key competitors.")
     @user_errors
     def upstream(self, info: strawberry.Info[Any, Any], ids: StartIds,
-                 as_of: WalkAsOf = None) -> list[WalkStep]:
-        return _walk(info, ids, ITEM_UPSTREAM, as_of)
+                 max_depth: MaxDepth = None, as_of: WalkAsOf = None) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_UPSTREAM, max_depth, as_of)
 
     @strawberry.field(description="Everything derived from the items, transitively (their premises' dependents). "
                                   "Not all that would change if they went: `impact` answers that.")
     @user_errors
     def dependents(self, info: strawberry.Info[Any, Any], ids: StartIds,
-                   as_of: WalkAsOf = None) -> list[WalkStep]:
-        return _walk(info, ids, ITEM_DEPENDENTS, as_of)
+                   max_depth: MaxDepth = None, as_of: WalkAsOf = None) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_DEPENDENTS, max_depth, as_of)
 
     @strawberry.field(description="The connected component: premise edges both ways and shared keys.")
     @user_errors
     def component(self, info: strawberry.Info[Any, Any], ids: StartIds,
-                  as_of: WalkAsOf = None) -> list[WalkStep]:
-        return _walk(info, ids, ITEM_COMPONENT, as_of)
+                  max_depth: MaxDepth = None, as_of: WalkAsOf = None) -> list[WalkStep]:
+        return _walk(info, ids, ITEM_COMPONENT, max_depth, as_of)
 
     @strawberry.field(description="What a decision would be given now, or as of a position (nothing is "
                                   "recorded).")

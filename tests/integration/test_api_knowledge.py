@@ -136,6 +136,10 @@ def test_flags_and_disputes_are_typed_and_paged(client: TestClient) -> None:
          "key"),
         ('mutation { tick(k: -1) { seq } }', None, "not negative", "k"),
         ('{ items(first: 501) { totalCount } }', None, "first must be between 1 and 500", "first"),
+        ('{ dependents(ids: ["k-1"], maxDepth: 0) { id } }', None, "maxDepth must be between 1 and 100, got 0",
+         "maxDepth"),
+        ('{ component(ids: ["k-1"], maxDepth: 101, asOf: 1) { id } }', None,
+         "maxDepth must be between 1 and 100, got 101", "maxDepth"),
     ],
 )
 def test_bad_input_is_named_and_writes_nothing(client: TestClient, query: str, variables: dict[str, Any] | None,

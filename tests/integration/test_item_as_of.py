@@ -63,6 +63,10 @@ WALK = """query($ids: [String!]!, $n: Long) {
   upstream(ids: $ids, asOf: $n) { id depth item { status } }
   dependents(ids: $ids, asOf: $n) { id depth item { status } }
   component(ids: $ids, asOf: $n) { id depth } }"""
+WALK_LEVELS = """query($ids: [String!]!, $n: Long, $d: Int) {
+  upstream(ids: $ids, asOf: $n, maxDepth: $d) { id depth }
+  dependents(ids: $ids, asOf: $n, maxDepth: $d) { id depth }
+  component(ids: $ids, asOf: $n, maxDepth: $d) { id depth } }"""
 
 
 def reference_walk(items: dict[str, object], start: str, upstream: bool, downstream: bool,
@@ -110,6 +114,7 @@ def test_walks_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
         client = TestClient(create_app(service.settings, service=service))
         rng = random.Random(7)
         walked = 0
+        cut_short = False
         for position in [*sorted(rng.sample(range(40, head + 1), 5)), head]:
             then = replay(entries, upto=position).knowledge
             for start in rng.sample(sorted(then.items), min(12, len(then.items))):
@@ -125,6 +130,18 @@ def test_walks_as_of_any_position_are_the_replay_s(backend: Backend) -> None:
                 for step in data["upstream"] + data["dependents"]:
                     assert step["item"]["status"] == then.items[step["id"]].status, (position, step)
                 walked += len(data["component"])
+                # At most d levels: the same walk cut at depth d, as of the position and (at the head) now.
+                deepest = max((s["depth"] for s in data["component"]), default=0)
+                for d in sorted({1, 2, max(deepest - 1, 1)}):
+                    for n in (position, None) if position == head else (position,):
+                        got = gql(client, WALK_LEVELS, {"ids": [start], "n": n, "d": d})
+                        assert "errors" not in got, (position, start, d, got)
+                        for field, whole in (("upstream", data["upstream"]), ("dependents", data["dependents"]),
+                                             ("component", data["component"])):
+                            assert {(s["id"], s["depth"]) for s in got["data"][field]} == \
+                                {(s["id"], s["depth"]) for s in whole if s["depth"] <= d}, (position, start, d, n)
+                            cut_short |= len(got["data"][field]) < len(whole)
         assert walked > 100  # the walks reached far at many positions
+        assert cut_short  # some walk went deeper than the levels asked
     finally:
         service.close()
