@@ -12,6 +12,11 @@ const report = { errors: [] };
 try {
   const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
   page.on("pageerror", (e) => report.errors.push(String(e)));
+  report.walks = [];  // the item walks the page asks for, as sent
+  page.on("request", (r) => {
+    const body = r.method() === "POST" && r.url().endsWith("/graphql") ? r.postData() || "" : "";
+    if (body.includes("upstream(") || body.includes("dependents(")) report.walks.push(JSON.parse(body).query);
+  });
   await page.goto(`${base}/explorer`);
   if (token) {
     // Without the token the API refuses, and the page says so.

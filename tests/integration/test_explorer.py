@@ -128,6 +128,8 @@ def test_a_belief_is_expanded_down_to_its_roots_in_a_real_browser(served: str, b
     assert clicked[ids["derived"]]["status"] == "active"
     assert {"BEARS_ON", "FROM", "ROOTED_IN", "DERIVED_FROM"} <= set(report["edges"])
     assert ids["derived"] in report["details"]  # the clicked node's properties are shown
+    # The click asked for one level each way, not the whole closure of the item.
+    assert report["walks"] and all(w.count("maxDepth: 1") == 2 for w in report["walks"]), report["walks"]
     assert shot.stat().st_size > 10_000  # a drawn page, kept as the test's artefact
 
 

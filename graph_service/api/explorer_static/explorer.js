@@ -70,8 +70,9 @@ const BELIEF = `query($id: String!) { belief(id: $id) { id proposition status co
   evidence { id direction value family derivation retracted roots { id label } }
   families { id name kind liveRows } } }`;
 const ITEM = `query($id: String!) { item(id: $id) { id kind summary status source by key } }`;
-const WALK = `query($ids: [String!]!) { upstream(ids: $ids) { id depth via edge item { id summary status } }
-  dependents(ids: $ids) { id depth via edge item { id summary status } } }`;
+// One level each way: an item's neighbours, not its whole closure (which can be most of a store).
+const WALK = `query($ids: [String!]!) { upstream(ids: $ids, maxDepth: 1) { id via edge item { id summary status } }
+  dependents(ids: $ids, maxDepth: 1) { id via edge item { id summary status } } }`;
 const OBSERVATION = `query($id: String!) { observation(id: $id) { id kind observer subject tick } }`;
 const ENTRY = `query($seq: Int!) { journalEntry(seq: $seq) { seq op by hash wrote { label id } } }`;
 
@@ -107,14 +108,14 @@ async function expandItem(id) {
   addNode(it.id, "Item", { status: it.status, caption: `${short(it.summary)}\n${it.status}`, summary: it.summary,
                            source: it.source, by: it.by, key: it.key });
   const walk = await gql(WALK, { ids: [id] });
-  for (const step of walk.upstream.filter((s) => s.depth === 1)) {
+  for (const step of walk.upstream) {
     const other = step.item;
     if (!other) continue;
     addNode(other.id, "Item", { status: other.status, caption: `${short(other.summary)}\n${other.status}` });
     if (step.edge === "DERIVED_FROM") addEdge(step.via, other.id, "DERIVED_FROM");
     else addEdge(step.via, other.id, step.edge);
   }
-  for (const step of walk.dependents.filter((s) => s.depth === 1)) {
+  for (const step of walk.dependents) {
     const other = step.item;
     if (!other) continue;
     addNode(other.id, "Item", { status: other.status, caption: `${short(other.summary)}\n${other.status}` });
