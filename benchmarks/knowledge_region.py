@@ -1,5 +1,5 @@
 """What a knowledge write must read as the store grows: its whole components, read from the graph
-(graph_service.knowledge_region.knowledge_region), against only what its rules read
+(graph_service.from_graph.knowledge_region.knowledge_region), against only what its rules read
 (graph_service.knowledge.partial), read from the graph too (knowledge_region.apply_from_graph).
 
     .venv/bin/python -m benchmarks.knowledge_region [--sizes 10000 30000] [--samples 30] [--rounds 2]
@@ -28,11 +28,11 @@ from typing import Any
 
 from benchmarks.service_shape import LOADER, LOADING, mix
 from graph_service.config import Settings
+from graph_service.from_graph.knowledge_region import apply_from_graph, knowledge_region
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.partial import ITEMS, apply_from_whole_state
-from graph_service.knowledge_region import apply_from_graph, knowledge_region
 from graph_service.service import Service
 
 GROWTH_BAR = 1.2

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from graph_service.config import Settings
+from graph_service.from_graph.knowledge_region import ASSERTION_OPS, RESOLUTION_OPS
 from graph_service.knowledge import planning
-from graph_service.knowledge_region import ASSERTION_OPS, RESOLUTION_OPS
 from graph_service.service import Service
 from graph_service.storage import queries
 from graph_service.storage.neo4j_adapter import Neo4jGraph

@@ -19,7 +19,7 @@ after round, the sizes interleaved, each read below is timed in-process on the e
   open dispute (what it read before: it sorts every open one), and the count beside it; the flags' page the
   same way (read_pages.flag_page_now, and flags_page over one window);
 - the open questions ranked (questions.ranking.open_question_rows) with the knowledge read from the graph
-  (targets_from_graph.GraphTargets: what is open and what it stands on) and from the whole in-memory state
+  (from_graph.targets.GraphTargets: what is open and what it stands on) and from the whole in-memory state
   (StateTargets: every item looked at), the questions from the state in both;
 - the fingerprint now as the service reads it (fingerprint_as_of.fingerprints_kept: the two running sums on
   the Fingerprint nodes), and the beliefs' part as it was computed before (every belief's row, sorted and
@@ -67,17 +67,17 @@ from graph_service.api.stream_types import recall_now
 from graph_service.beliefs.fingerprint import fingerprint_row
 from graph_service.config import Settings
 from graph_service.fingerprint_as_of import fingerprints_kept
+from graph_service.from_graph.impact import impact_from_graph
+from graph_service.from_graph.knowledge_region import KnowledgeRead
+from graph_service.from_graph.targets import GraphTargets
 from graph_service.impact import store_impact
-from graph_service.impact_from_graph import impact_from_graph
 from graph_service.journal.chain import canonical_json
-from graph_service.knowledge_region import KnowledgeRead
 from graph_service.questions.ranking import open_question_rows
 from graph_service.questions.targets import StateTargets
 from graph_service.service import Service
 from graph_service.storage.port import GraphPort
 from graph_service.stream import recall
 from graph_service.stream.as_of import stream_now
-from graph_service.targets_from_graph import GraphTargets
 
 GROWTH_BAR = 1.2
 EVERY_KEY = 10**18  # a window past both ends of the confidence keys: every belief in one statement

@@ -36,10 +36,10 @@ from typing import Any
 from benchmarks.service_shape import LOADER, LOADING, mix
 from graph_service.config import Settings
 from graph_service.domain import Draft
+from graph_service.from_graph.knowledge_region import KnowledgeRead
 from graph_service.journal.notes import plan_note
 from graph_service.knowledge import planning
 from graph_service.knowledge.items import key_of
-from graph_service.knowledge_region import KnowledgeRead
 from graph_service.service import Service
 from graph_service.statements import OP_SAY
 from graph_service.stream import OP_OBSERVE

@@ -1,4 +1,4 @@
-// The named beliefs as they are now, for a write's reads (graph_service.belief_parts_from_graph): each one's own
+// The named beliefs as they are now, for a write's reads (graph_service.from_graph.belief_parts): each one's own
 // properties (`now`), the values of its live evidence rows with how many rows hold each (`live`: its Tally nodes,
 // beliefs.projecting, whose `value` is canonical JSON, exact where a double property is not), and its own rows of
 // origin $counter_origin with their writes (`counters`, what its contradiction links read). The caller takes them

@@ -1,4 +1,4 @@
-// The beliefs that entries past position $upto wrote, for a write's reads (graph_service.belief_parts_from_graph),
+// The beliefs that entries past position $upto wrote, for a write's reads (graph_service.from_graph.belief_parts),
 // run after `beliefs_counted_now`: a belief none of them wrote is as it was at $upto, so it may be read as it is
 // now. Neo4j reads committed data, not one snapshot, and a write's new edges are in place before its changed
 // properties, so a write that changed what that read saw has its WROTE edge in place when this runs.

@@ -1,5 +1,5 @@
 // Everything a knowledge write's rules read of the items $asked.ids as of position $upto, in one statement
-// (graph_service.knowledge_region.PartsFromGraph): a row for each item found, with its pending expiry times
+// (graph_service.from_graph.knowledge_region.PartsFromGraph): a row for each item found, with its pending expiry times
 // (graph_service.knowledge.expiry), the items derived from it and superseding it (each edge's first
 // position), its unit's done time, the flags covering it (each COVERS edge's first position, the flag's
 // writes and every item it covers) and its writes (with the payload of those whose op is one of $payload_ops:

@@ -1,4 +1,4 @@
-// What a question write reads of the graph (graph_service.questions_from_graph), each by its index, in one
+// What a question write reads of the graph (graph_service.from_graph.questions), each by its index, in one
 // statement (one state of the graph): the unknowns $unknowns (each Unknown node with the items and decision
 // snapshots it affects), the questions $questions, and every question asked about each of the targets $targets
 // (by Question.target).

@@ -1,4 +1,4 @@
-// What a stream or statement write reads of the graph (graph_service.stream_from_graph), each by its index, in one
+// What a stream or statement write reads of the graph (graph_service.from_graph.stream), each by its index, in one
 // statement (one state of the graph): the observers $asked.observers (an Actor node that keeps a stream), which of
 // the pair keys $asked.pairs an observer has a row of (the Observation node of its first row of the pair,
 // `first_of`), who spoke last in the conversations $asked.conversations (Conversation nodes) and which of the

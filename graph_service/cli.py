@@ -30,11 +30,11 @@ from graph_service.errors import StoreFormatError, StoreLocked, UserError
 from graph_service.logs import log_config
 
 if TYPE_CHECKING:  # the service (and its drivers) load only for the commands that need them
+    from graph_service.jobs.verifying import FullReport
     from graph_service.journal.chain import Entry
     from graph_service.journal.store import Journal, VerifyReport
     from graph_service.service import Service
     from graph_service.tlog.verifier import Checkpoint
-    from graph_service.verifying import FullReport
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -419,7 +419,7 @@ def _load(settings: Settings, args: argparse.Namespace) -> int:
                     raise UserError(f"{args.file}:{number}: not an exported journal entry ({exc})") from None
 
     # As the service is configured: with GRAPH_SERVICE_KNOWLEDGE=graph the batches are applied on what they read of
-    # the graph (knowledge_from_graph.Run, started again every RUN_ENTRIES entries), not on a whole knowledge state.
+    # the graph (from_graph.knowledge.Run, started again every RUN_ENTRIES entries), not on a whole knowledge state.
     with _service(settings) as service:
         with progress(desc="load", total=size, unit="B", unit_scale=True, unit_divisor=1024) as bar:
             count = service.journal.import_entries(entries(bar), from_format=args.from_format)

@@ -1,5 +1,5 @@
 """The store's fingerprints as of a journal position, from the graph's history (never a journal replay):
-the same row functions verify uses on the nodes now (graph_service.verifying.graph_fingerprint), over
+the same row functions verify uses on the nodes now (graph_service.jobs.verifying.graph_fingerprint), over
 every Item's and Belief's properties as their histories say they were then.
 
 Whole-store by nature, like verify: it reads every Item and Belief node and their writes up to the

@@ -102,7 +102,7 @@ def impact_on(knowledge: KnowledgeState, beliefs: Callable[[], BeliefState], pre
     """What retracting `items` and marking `observations` (each one written) inaccurate at position `seq`
     would change, on these states: a knowledge state the retraction's evaluation runs on (it is not changed)
     and, made only when a belief may move, a belief state the cascade may change (a sandbox of the whole
-    layer, or a scratch state that reads what the cascade touches: graph_service.impact_from_graph).
+    layer, or a scratch state that reads what the cascade touches: graph_service.from_graph.impact).
     `present(kind, id)`: whether an evidence root is present now (StoreState.present)."""
     found = knowledge.impact(items)
     statuses = found.status_changes()

@@ -24,7 +24,7 @@ from graph_service.journal.chain import canonical_json
 # Version 3 adds what a belief write reads besides the records (graph_service.beliefs.partial_write): Belief.text_key,
 # the Token nodes and HAS_TOKEN edges of beliefs and do-not-infer patterns, the Pattern, InaccurateRoot and
 # Subject nodes.
-# Version 4 adds what a stream or statement write reads (graph_service.stream_from_graph): an observer's `declared`,
+# Version 4 adds what a stream or statement write reads (graph_service.from_graph.stream): an observer's `declared`,
 # `view` and `boundary_tick` on its Actor node, `first_of` on the Observation node of its first row of a pair, and
 # the Conversation nodes (who spoke last to whom).
 # Version 5 adds the Tally nodes (how many live rows of a belief hold each value; beliefs.projecting), which a belief

@@ -7,24 +7,24 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol, TypeVar, cast
 
-from graph_service.beliefs_from_graph import BeliefsFromGraph
 from graph_service.config import Settings
 from graph_service.domain import Draft
 from graph_service.fingerprint_as_of import fingerprints_kept
-from graph_service.item_statuses_from_graph import ItemStatuses
+from graph_service.from_graph.beliefs import BeliefsFromGraph
+from graph_service.from_graph.item_statuses import ItemStatuses
+from graph_service.from_graph.knowledge import KnowledgeFromGraph, read_named
+from graph_service.from_graph.questions import GraphQuestions, QuestionParts
+from graph_service.from_graph.stream import StreamParts
+from graph_service.jobs.verify_runs import VerifyRuns
+from graph_service.jobs.verifying import FullReport, graph_fingerprint, verify_in_child, verify_store
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.knowledge_from_graph import KnowledgeFromGraph, read_named
 from graph_service.projection import KEEPS_BELIEF_TALLIES, KEEPS_NOW_READS, KEEPS_STREAM_WRITES
-from graph_service.questions_from_graph import GraphQuestions, QuestionParts
 from graph_service.state import StoreState, WithKnowledge
 from graph_service.storage.open import connect, open_graph
 from graph_service.storage.port import GraphPort
-from graph_service.stream_from_graph import StreamParts
 from graph_service.tlog.checkpoint import Signer, load_or_create_signer, sign_checkpoint
-from graph_service.verify_runs import VerifyRuns
-from graph_service.verifying import FullReport, graph_fingerprint, verify_in_child, verify_store
 
 log = logging.getLogger(__name__)
 Planned = TypeVar("Planned")
@@ -260,7 +260,7 @@ class Service:
         return self.state.fingerprints()
 
     def verify_apart(self) -> FullReport:
-        """`verify_store` in a process of its own (the API's verify: see graph_service.verifying); this
+        """`verify_store` in a process of its own (the API's verify: see graph_service.jobs.verifying); this
         journal takes its verdict."""
         self.journal.catch_up()
         report = verify_in_child(self.graph)

@@ -19,7 +19,9 @@ from graph_service.beliefs.state import OPS as BELIEF_OPS
 from graph_service.beliefs.state import BeliefState
 from graph_service.domain import Applied
 from graph_service.errors import Conflict, NotFound
-from graph_service.item_statuses_from_graph import ItemStatuses, items_named
+from graph_service.from_graph.item_statuses import ItemStatuses, items_named
+from graph_service.from_graph.questions import GraphQuestions, QuestionParts
+from graph_service.from_graph.stream import GraphStatements, GraphStream, StreamParts
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import NoteDomain
 from graph_service.knowledge.ops import subject_of
@@ -27,11 +29,9 @@ from graph_service.knowledge.state import KnowledgeState
 from graph_service.projection import Projection
 from graph_service.questions import ANSWER_QUESTION, QuestionState
 from graph_service.questions import OPS as QUESTION_OPS
-from graph_service.questions_from_graph import GraphQuestions, QuestionParts
 from graph_service.statements import OP_SAY, StatementState, message_observation_id
 from graph_service.stream.state import OPS as STREAM_OPS
 from graph_service.stream.state import StreamState
-from graph_service.stream_from_graph import GraphStatements, GraphStream, StreamParts
 
 RETRACTED = "retracted"
 KNOWLEDGE_FINGERPRINT = "knowledge"  # the ids of the Fingerprint nodes (see StoreState._kept_for_writes)
@@ -56,7 +56,7 @@ KnowledgeTaken = Callable[[Entry], list[TakenOperation]]
 
 
 class BeliefsTaken(Protocol):
-    """The belief layer as the graph gives it, an entry at a time (graph_service.beliefs_from_graph)."""
+    """The belief layer as the graph gives it, an entry at a time (graph_service.from_graph.beliefs)."""
 
     def takes(self, seq: int) -> bool: ...
     def state_for(self, seq: int) -> BeliefState: ...
@@ -74,13 +74,13 @@ class StoreState:
     the graph (`beliefs_taken.state_for`), which `beliefs` is while the entry is applied.
 
     With `statuses_taken` (only beside `knowledge_taken` and `beliefs_taken`), no item's status is kept either: what
-    the other domains ask of an item is read from its node (graph_service.item_statuses_from_graph), and a knowledge
+    the other domains ask of an item is read from its node (graph_service.from_graph.item_statuses), and a knowledge
     entry the graph holds needs nothing here (its effects on the layer are in the graph).
 
-    With `questions_taken`, the questions hold no state either (graph_service.questions_from_graph).
+    With `questions_taken`, the questions hold no state either (graph_service.from_graph.questions).
 
     With `stream_taken`, the stream and the statements hold no state: their rules read the parts they touch from
-    the graph, with what the entries it does not hold yet changed (graph_service.stream_from_graph).
+    the graph, with what the entries it does not hold yet changed (graph_service.from_graph.stream).
 
     With `knowledge_taken`, the knowledge domain is not applied: a knowledge entry (and an answer's knowledge
     operations) is taken as the graph gives it (`knowledge_taken(entry)`), and only its effects on the other

@@ -1,5 +1,5 @@
 """A store state that checks every knowledge entry it applies against the same entry applied on only what
-its rules read from the graph (graph_service.knowledge_region.apply_from_graph), and every knowledge plan
+its rules read from the graph (graph_service.from_graph.knowledge_region.apply_from_graph), and every knowledge plan
 against the same planner run on what it reads there (plan_from_graph): the stateless write's reader,
 cross-checked on the writes of whole API test modules before the in-memory copy is dropped."""
 
@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from graph_service.domain import Applied, Draft
+from graph_service.from_graph.knowledge_region import apply_from_graph, plan_from_graph
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.knowledge_region import apply_from_graph, plan_from_graph
 from graph_service.partial_reads import NeedMore
 from graph_service.service import Service
 from graph_service.state import StoreState

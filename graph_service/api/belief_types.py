@@ -15,7 +15,6 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.types.nodes import SelectedField, Selection
 
-from graph_service.apart import run_apart
 from graph_service.api.arguments import After, BeliefId, First, MaxDepth, checked_depth
 from graph_service.api.context import caught_up, service_of
 from graph_service.api.errors import user_errors
@@ -40,6 +39,7 @@ from graph_service.beliefs.as_of import WalkNode, live_then, props_then, walk_no
 from graph_service.beliefs.projecting import version_id
 from graph_service.errors import NotFound, UserError
 from graph_service.history import HistoryMissing, check_position
+from graph_service.jobs.apart import run_apart
 from graph_service.service import Service
 from graph_service.storage.walks import as_of_steps, walk
 
@@ -627,7 +627,7 @@ class BeliefQuery:
         else:
             check_position(as_of, service.journal.seq)
             # Every belief created by then, folded from its history: in a process of its own
-            # (graph_service.apart), off the event loop; the page's rows come back.
+            # (graph_service.jobs.apart), off the event loop; the page's rows come back.
             page = await off_the_loop(lambda: run_apart(
                 service.graph, "beliefs_as_of", as_of=as_of, **params,
                 descending=order_by is BeliefOrder.CONFIDENCE_DESC, after_key=after_key, after_id=after_id,

@@ -13,10 +13,10 @@ import strawberry
 from graph_service.api.access import ANONYMOUS, Principal, principal_of_scope
 from graph_service.api.idempotency import SCOPE_KEY as ONCE_SCOPE_KEY
 from graph_service.domain import Draft
+from graph_service.from_graph.knowledge_region import KnowledgeRead
 from graph_service.journal.once import WriteOnce
 from graph_service.journal.steps import run_steps_waiting
 from graph_service.journal.store import Journal, WriteResult
-from graph_service.knowledge_region import KnowledgeRead
 from graph_service.service import Service
 
 _KNOWLEDGE_READ = "knowledge_read"
@@ -36,7 +36,7 @@ def caught_up(info: strawberry.Info[Any, Any]) -> Service:
 
 def knowledge_read(service: Service) -> KnowledgeRead:
     """The knowledge store at the last position the graph is known to hold, read from the graph as it is
-    asked for (graph_service.knowledge_region.KnowledgeRead), never from the in-memory state."""
+    asked for (graph_service.from_graph.knowledge_region.KnowledgeRead), never from the in-memory state."""
     return KnowledgeRead(service.graph, min(service.journal.seq, service.journal.projected))
 
 

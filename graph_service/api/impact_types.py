@@ -12,8 +12,8 @@ from graph_service.api.errors import user_errors
 from graph_service.api.knowledge_types import StatusChange
 from graph_service.api.long_work import off_the_loop
 from graph_service.errors import NotFound
+from graph_service.from_graph.impact import impact_from_graph
 from graph_service.impact import StoreImpact, store_impact
-from graph_service.impact_from_graph import impact_from_graph
 from graph_service.projection import KEEPS_BELIEF_TALLIES, KEEPS_NOW_READS
 from graph_service.state import StoreState
 
@@ -53,7 +53,7 @@ class ImpactQuery:
                          description="Ids of observations to suppose marked inaccurate.")] = None) -> Impact:
         service = caught_up(info)
         if service.journal.keeps_at_least(KEEPS_NOW_READS):
-            # From the graph, reading what the change reaches (graph_service.impact_from_graph), in a worker
+            # From the graph, reading what the change reaches (graph_service.from_graph.impact), in a worker
             # thread: a cascade's reads are round trips the loop need not wait on.
             upto = min(service.journal.seq, service.journal.projected)
             tallies_kept = service.journal.keeps_at_least(KEEPS_BELIEF_TALLIES)

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import strawberry
 
-from graph_service.apart import RUNNING
 from graph_service.api.arguments import After, First
 from graph_service.api.context import journal_write, service_of
 from graph_service.api.errors import user_errors
@@ -17,10 +16,11 @@ from graph_service.api.node import Node
 from graph_service.api.pages import Counted, page_size
 from graph_service.api.scalars import Long
 from graph_service.errors import NotFound, UserError
+from graph_service.jobs.apart import RUNNING
+from graph_service.jobs.verify_runs import VerifyRun as Run
+from graph_service.jobs.verifying import FullReport
 from graph_service.journal.chain import Entry, canonical_json
 from graph_service.journal.notes import plan_note
-from graph_service.verify_runs import VerifyRun as Run
-from graph_service.verifying import FullReport
 
 _CURSOR_PREFIX = "entry:"
 

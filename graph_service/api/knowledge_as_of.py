@@ -57,7 +57,7 @@ def knowledge_as_of(service: Service, as_of: int, parts: frozenset[str] = EVERY_
 def knowledge_from_history(graph: GraphPort, as_of: int, parts: frozenset[str] = EVERY_PART,
                            ids: list[str] | None = None) -> KnowledgeState:
     """`knowledge_as_of` for a position the caller has checked (0 to the head), from `graph` alone (so a
-    process of its own can read it: graph_service.apart)."""
+    process of its own can read it: graph_service.jobs.apart)."""
     upto = {"upto": as_of}
     payload_ops = {"payload_ops": list(ASSERTION_OPS)}
     items: list[dict[str, Any]] = []

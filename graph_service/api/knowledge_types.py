@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First, ItemId, MaxDepth, Why, checked_depth
 from graph_service.api.connections import Connection, connection_of
 from graph_service.api.context import author_of, caught_up, journal_write, knowledge_now, knowledge_read, service_of
@@ -39,13 +38,14 @@ from graph_service.api.scalars import Long
 from graph_service.api.vocabularies import FlagKind, ItemKind, ItemSource, ItemStatus, plain, plain_list
 from graph_service.errors import NotFound, UserError
 from graph_service.fingerprint_as_of import fingerprints_kept
+from graph_service.from_graph.knowledge_region import KnowledgeRead
 from graph_service.history import check_position, node_as_of
+from graph_service.jobs.apart import run_apart
 from graph_service.knowledge import planning
 from graph_service.knowledge.as_of import dispute_of_props
 from graph_service.knowledge.queries import FIND_FILTERS
 from graph_service.knowledge.records import FlagRecord, ItemRecord, dispute_id, question_text
 from graph_service.knowledge.rules import DisputeEvent
-from graph_service.knowledge_region import KnowledgeRead
 from graph_service.partial_reads import NeedMore
 from graph_service.projection import KEEPS_NOW_READS
 from graph_service.service import Service
@@ -519,7 +519,7 @@ class KnowledgeQuery:
             page = item_page(knowledge_as_of(service, as_of, frozenset({ITEMS, FLAGS, CLOCK}), ids=ids), given,
                              size, after)
         else:  # over every item's history, the flags and the clock then: in a process of its own
-            check_position(as_of, service.journal.seq)  # (graph_service.apart), off the event loop
+            check_position(as_of, service.journal.seq)  # (graph_service.jobs.apart), off the event loop
             page = ItemPage.from_json(await off_the_loop(lambda: run_apart(
                 service.graph, "items_as_of", as_of=as_of, given=given, size=size, after=after), "past"))
         edges = [ItemEdge(cursor=props["id"], node=_found_item(props, reasons, as_of)) for props, reasons in page.rows]
@@ -561,7 +561,7 @@ class KnowledgeQuery:
             except NeedMore:  # about every subject: every item, read as of then, as below
                 as_of = read.upto
         check_position(as_of, service.journal.seq)
-        # Every item's history then: in a process of its own (graph_service.apart), off the event loop.
+        # Every item's history then: in a process of its own (graph_service.jobs.apart), off the event loop.
         return await off_the_loop(lambda: run_apart(service.graph, "snapshot_as_of", as_of=as_of, about=about,
                                                     relation=relation, scope=scope, kinds=names), "past")
 
@@ -577,7 +577,7 @@ class KnowledgeQuery:
             read = knowledge_read(service)
             for item_id in _start(retracted):
                 _record(read, item_id)
-            return run_apart(service.graph, "redecide", retracted=retracted)  # see graph_service.apart
+            return run_apart(service.graph, "redecide", retracted=retracted)  # see graph_service.jobs.apart
 
         changed, justified = await off_the_loop(work)
         return Redecisions(
@@ -595,7 +595,7 @@ class KnowledgeQuery:
             page = dispute_page_now(service.graph, first, after, service.journal.seq)
         else:
             check_position(as_of, service.journal.seq)
-            # Every dispute's history then: in a process of its own (graph_service.apart), off the event loop.
+            # Every dispute's history then: in a process of its own (graph_service.jobs.apart), off the event loop.
             page = Page.from_json(await off_the_loop(lambda: run_apart(
                 service.graph, "disputes_as_of", as_of=as_of, first=first, after=after), "past"), dispute_of)
         return _items_then(service, connection_of("dispute", page.map(Dispute.of)), as_of,
@@ -613,7 +613,7 @@ class KnowledgeQuery:
             page = flag_page_now(service.graph, pending, first, after, service.journal.seq)
         else:  # the flags raised by then, pending or ended as they were then
             check_position(as_of, service.journal.seq)
-            # Every flag's history then: in a process of its own (graph_service.apart), off the event loop.
+            # Every flag's history then: in a process of its own (graph_service.jobs.apart), off the event loop.
             page = Page.from_json(await off_the_loop(lambda: run_apart(
                 service.graph, "flags_as_of", as_of=as_of, pending=pending, first=first, after=after), "past"),
                 flag_of)
@@ -636,7 +636,7 @@ class KnowledgeQuery:
         if as_of is None:  # every item, flag and refusal: read as of the position the graph holds, as below
             as_of = knowledge_read(service).upto
         check_position(as_of, service.journal.seq)
-        # The whole store's history then: in a process of its own (graph_service.apart), off the event loop.
+        # The whole store's history then: in a process of its own (graph_service.jobs.apart), off the event loop.
         return await off_the_loop(lambda: run_apart(service.graph, "report_as_of", as_of=as_of), "past")
 
     @strawberry.field(description="Hashes of what the store believes (items and beliefs).")
@@ -673,7 +673,7 @@ class KnowledgeQuery:
         def work() -> Fingerprints:
             if upto is not None and upto < 0:
                 raise UserError("upto must not be negative", field="upto")
-            service = caught_up(info)  # the whole journal, replayed in a process of its own (graph_service.apart)
+            service = caught_up(info)  # the whole journal, replayed in a process of its own (graph_service.jobs.apart)
             return Fingerprints(**run_apart(service.graph, "rebuild", upto=upto, skip=skip or []))
 
         return await off_the_loop(work)

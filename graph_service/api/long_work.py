@@ -1,5 +1,5 @@
 """Whole-journal work waits in a worker thread (the work itself runs in a process of its own:
-graph_service.apart), so the event loop keeps answering every other request (/healthz included)."""
+graph_service.jobs.apart), so the event loop keeps answering every other request (/healthz included)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Pages of lists held in order, as plain data: which nodes a page holds and at which places, whether
 more follow or precede, and how many match in all. The GraphQL connections are built from a Page on the
-event loop (graph_service.api.connections); graph_service.apart's as-of reads cut the same Page in a
+event loop (graph_service.api.connections); graph_service.jobs.apart's as-of reads cut the same Page in a
 process of their own and hand it back as JSON. Nothing here imports strawberry, so the child does not
 pay for it."""
 

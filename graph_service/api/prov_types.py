@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 import strawberry
 
-from graph_service.apart import run_apart
 from graph_service.api.context import caught_up
 from graph_service.api.long_work import off_the_loop
 from graph_service.errors import UserError
+from graph_service.jobs.apart import run_apart
 
 
 @strawberry.enum(description="A W3C PROV serialisation.")
@@ -37,7 +37,7 @@ class ProvQuery:
             if not id.strip():
                 raise UserError("id must be a non-empty string", field="id")
             service = caught_up(info)
-            # The journal up to what this process has read, replayed in a process of its own (graph_service.apart).
+            # The journal up to what this process has read, replayed in a process of its own (graph_service.jobs.apart).
             return str(run_apart(service.graph, "prov", node=id, format=format.value, upto=service.state.position))
 
         return await off_the_loop(work)

@@ -10,7 +10,6 @@ from typing import Annotated, Any, TypeVar
 import strawberry
 from strawberry.scalars import JSON
 
-from graph_service.apart import run_apart
 from graph_service.api.arguments import After, First
 from graph_service.api.connections import Connection, connection_of, paged
 from graph_service.api.context import author_of, caught_up, journal_write, knowledge_read, service_of
@@ -22,7 +21,9 @@ from graph_service.api.pages import Page
 from graph_service.api.read_pages import question_of, question_page_now, unknown_of, unknown_page_now
 from graph_service.api.scalars import Long
 from graph_service.domain import Draft
+from graph_service.from_graph.targets import GraphTargets
 from graph_service.history import check_position
+from graph_service.jobs.apart import run_apart
 from graph_service.projection import KEEPS_NOW_READS
 from graph_service.questions import plans
 from graph_service.questions.candidates import Candidate, Score
@@ -31,7 +32,6 @@ from graph_service.questions.select import Selection
 from graph_service.questions.state import QuestionRecord, QuestionState, UnknownRecord
 from graph_service.questions.targets import StateTargets, TargetView
 from graph_service.service import Service
-from graph_service.targets_from_graph import GraphTargets
 
 R = TypeVar("R")
 
@@ -197,7 +197,7 @@ async def _page_of(service: Service, now: Callable[..., Page[R]], job: str, reco
     """The page of records `now(graph, head=the journal's head, **asked)` reads of the question side of the store
     as the graph holds it now; as of a position, the page the apart `job` cuts from the graph's history then, its
     records rebuilt by `record_of`: every question's and unknown's history is read, in a process of its own
-    (graph_service.apart), off the event loop. The caller has caught up."""
+    (graph_service.jobs.apart), off the event loop. The caller has caught up."""
     if as_of is None:
         return now(service.graph, head=service.journal.seq, **asked)
     check_position(as_of, service.journal.seq)
@@ -252,7 +252,7 @@ class QuestionQuery:
         elif as_of is None:  # a store written before the graph kept what that reads: its state's, on the loop
             rows = open_question_rows(StateTargets(service.state.knowledge), service.state.questions)
         else:  # the same ranking over the state the graph's history gives (never a replay), in a process of
-            # its own (graph_service.apart): it reads every item's, flag's, dispute's and question's history.
+            # its own (graph_service.jobs.apart): it reads every item's, flag's, dispute's and question's history.
             check_position(as_of, service.journal.seq)
             rows = await off_the_loop(lambda: run_apart(service.graph, "open_questions_as_of", as_of=as_of), "past")
         found = [OpenQuestion(target=r["target"], target_kind=r["target_kind"], subject=r["subject"],

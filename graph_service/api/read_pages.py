@@ -2,7 +2,7 @@
 question state now or as of a position, with the records as plain JSON and back.
 
 One definition of each read's order, filter and cursor, used on the event loop for now and by
-graph_service.apart's as-of jobs in a process of their own (which fold the graph's history first); the
+graph_service.jobs.apart's as-of jobs in a process of their own (which fold the graph's history first); the
 resolvers build their GraphQL types from the page's records on the loop. Nothing here imports strawberry.
 """
 
@@ -28,7 +28,7 @@ from graph_service.storage.port import GraphPort
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from graph_service.knowledge_region import KnowledgeRead
+    from graph_service.from_graph.knowledge_region import KnowledgeRead
 
 
 def dispute_page(knowledge: KnowledgeState, first: int | None, after: str | None) -> Page[DisputeEvent]:

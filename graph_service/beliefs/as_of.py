@@ -1,7 +1,7 @@
 """Belief reads as of a journal position, from the nodes' histories the graph keeps (graph_service.history):
 a node's properties then, a page of beliefs by confidence over their states then, and what a belief walk
 says of each node it reaches. Pure but for beliefs_then, which reads every belief's history from a graph
-(so a process of its own can: graph_service.apart); the other callers read the histories, these functions
+(so a process of its own can: graph_service.jobs.apart); the other callers read the histories, these functions
 fold them."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The belief layer for an entry whose projection the graph holds, in a state that holds no layer
-(graph_service.beliefs_from_graph): what the entry did to the layer is in the graph already."""
+(graph_service.from_graph.beliefs): what the entry did to the layer is in the graph already."""
 
 from __future__ import annotations
 

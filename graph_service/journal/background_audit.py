@@ -1,5 +1,6 @@
-"""A start that replays nothing checks the stored chain up to where it started in the background, in a process of its
-own (graph_service.apart's chain_audit job), while the service serves; a break it finds is the journal's verdict."""
+"""A start that replays nothing checks the stored chain up to where it started in the background, in a process of
+its own (graph_service.jobs.apart's chain_audit job), while the service serves; a break it finds is the journal's
+verdict."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ log = logging.getLogger(__name__)
 
 class BackgroundAudit(threading.Thread):
     """A stateless start's check of the stored chain up to the position it started from (the same audit as
-    Journal.verify's, a page at a time), run by a process of its own (graph_service.apart's chain_audit job: in a
+    Journal.verify's, a page at a time), run by a process of its own (graph_service.jobs.apart's chain_audit job: in a
     thread of this one, its hashing would hold the interpreter lock against every request) and waited on in a
     daemon thread: the start does not wait for it. What it finds is the journal's verdict (a break refuses writes).
     `done` is set when it has finished; `status()` says how far it has come.
@@ -39,14 +40,14 @@ class BackgroundAudit(threading.Thread):
     def status(self) -> dict[str, Any]:
         """How far it has come: the position it checks on from, the last position checked, the position it checks up
         to, and whether it is done."""
-        from graph_service.apart import RUNNING
+        from graph_service.jobs.apart import RUNNING
 
         checked = self.checked if self.done.is_set() else max(
             (work.done for work in RUNNING.running() if work.job == self.JOB), default=self.after)
         return {"from": self.after, "checked": checked, "upto": self.upto, "done": self.done.is_set()}
 
     def run(self) -> None:
-        from graph_service.apart import run_apart
+        from graph_service.jobs.apart import run_apart
 
         try:
             if self.after >= self.upto:

@@ -6,7 +6,7 @@ verdicts, projections and disputes of evaluating those components whole. So a st
 those components, with the flags covering their items, the disputes about them, the resolutions on their
 keys and the store clock, applies the entry as the whole store's state does: the state a write without a
 copy of the store plans and applies on. `region_start` says where the components start (the items, keys
-and flags the entry names); graph_service.knowledge_region walks the graph from there and reads the rest.
+and flags the entry names); graph_service.from_graph.knowledge_region walks the graph from there and reads the rest.
 
 Three writes read beyond what they name, and have no region yet (RegionUnknown): a tick (the items whose
 re-confirmation period it runs out, found in memory by the expiry heap), a snapshot (every item its query

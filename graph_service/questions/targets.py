@@ -64,7 +64,7 @@ def _item_subject(rec: ItemRecord) -> tuple[str, tuple[str, ...]]:
 
 class KnowledgeTargets(Protocol):
     """What the open targets read of the knowledge store: the in-memory state (`StateTargets`) or the graph
-    (graph_service.targets_from_graph), giving the same answers."""
+    (graph_service.from_graph.targets), giving the same answers."""
 
     def open_disputes(self) -> list[DisputeEvent]:
         """Every open dispute."""

@@ -14,7 +14,7 @@ be seen coming back), and its apply writes no rows.
 
 What the rules read and change of the state goes through a few parts (an observer, its view and last
 boundary, which (kind, subject) pairs it has a row of), so that a state that holds none of them and reads
-each from the graph (graph_service.stream_from_graph) runs the same rules. The graph keeps each of them: the
+each from the graph (graph_service.from_graph.stream) runs the same rules. The graph keeps each of them: the
 observer's Actor node (`observer`, `declared`, `wordless`, `view`, `boundary_tick`) and `first_of` on the
 Observation node of an observer's first row of a pair (`first_key`).
 """

@@ -19,12 +19,12 @@ from graph_service.api.app import create_app
 from graph_service.beliefs.state import BeliefState
 from graph_service.config import Settings
 from graph_service.domain import Draft
+from graph_service.from_graph.questions import GraphQuestions
+from graph_service.from_graph.stream import GraphStream
 from graph_service.journal.steps import run_steps_waiting
 from graph_service.journal.store import WriteResult
 from graph_service.knowledge import planning
-from graph_service.questions_from_graph import GraphQuestions
 from graph_service.service import Service
-from graph_service.stream_from_graph import GraphStream
 
 
 @contextmanager

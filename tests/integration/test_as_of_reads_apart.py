@@ -1,4 +1,4 @@
-"""The as-of list reads whose cost grows with the store run in a process of their own (graph_service.apart),
+"""The as-of list reads whose cost grows with the store run in a process of their own (graph_service.jobs.apart),
 on every backend: disputes, flags, questions, unknowns, items (a filter naming no ids) and beliefs as of
 a position ask their job, and each job's page is the page the in-process fold of the graph's history
 gives; as of the head they answer what the present reads answer; a refusal in the child (a cursor of
@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from graph_service import apart
 from graph_service.api import belief_types, knowledge_types, question_types
 from graph_service.api.app import create_app
 from graph_service.api.knowledge_as_of import knowledge_from_history, questions_from_history
@@ -28,6 +27,7 @@ from graph_service.api.read_pages import (
     unknown_page,
 )
 from graph_service.beliefs.as_of import belief_page, beliefs_then
+from graph_service.jobs import apart
 from graph_service.journal.notes import plan_note
 from graph_service.knowledge import planning
 from graph_service.knowledge.records import dispute_id

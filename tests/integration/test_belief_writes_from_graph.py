@@ -1,5 +1,5 @@
 """A write of the belief layer on what it reads of the graph (beliefs.partial_write over
-graph_service.belief_write_parts_from_graph), on every backend: each planner gives the whole layer's entry or
+graph_service.from_graph.belief_write_parts), on every backend: each planner gives the whole layer's entry or
 refusal at the head, and each entry of a history with writes of every kind (duplicates, do-not-infer refusals,
 detected contradictions, entity merges and splits, associations, corrections) applies, on what it reads as of the
 entry before it, exactly as on the whole layer there. What the graph keeps for it (keeps version 3) is what the
@@ -13,16 +13,17 @@ from typing import Any
 
 import pytest
 
-from graph_service import belief_parts_from_graph, beliefs_from_graph
-from graph_service.belief_parts_from_graph import PAST_ENTRIES_LOOKED_AT
-from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
 from graph_service.beliefs.partial import BELIEFS, BY_ROOT, PARTNERS, TALLIES
 from graph_service.beliefs.partial_write import SIMILAR_BELIEFS, similar_key, write_state
 from graph_service.beliefs.state import OPS, BeliefState
 from graph_service.beliefs.text import signature
-from graph_service.beliefs_from_graph import BeliefsFromGraph
 from graph_service.errors import UserError
+from graph_service.from_graph import belief_parts as belief_parts_from_graph
+from graph_service.from_graph import beliefs as beliefs_from_graph
+from graph_service.from_graph.belief_parts import PAST_ENTRIES_LOOKED_AT
+from graph_service.from_graph.belief_write_parts import BeliefWritePartsFromGraph
+from graph_service.from_graph.beliefs import BeliefsFromGraph
 from graph_service.partial_reads import Fetched, PartialMap, Reader
 from graph_service.projection import KEEPS_BELIEF_TALLIES, KEEPS_BELIEF_WRITES
 from graph_service.service import Service

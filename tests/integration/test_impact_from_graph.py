@@ -1,4 +1,4 @@
-"""`impact` read from the graph (graph_service.impact_from_graph: the retraction's evaluation and the belief
+"""`impact` read from the graph (graph_service.from_graph.impact: the retraction's evaluation and the belief
 cascade on scratch states that read what they touch) equals the whole in-memory state's (impact.store_impact)
 on every backend, for random retractions and marks of inaccuracy along a history of the realistic mix with
 belief-layer writes of every kind (rows on items, observations and beliefs, contradictions, retractions,
@@ -15,8 +15,8 @@ from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
 from graph_service.errors import NotFound, UserError
+from graph_service.from_graph.impact import impact_from_graph
 from graph_service.impact import store_impact
-from graph_service.impact_from_graph import impact_from_graph
 from graph_service.service import Service
 from tests.backends import Backend
 from tests.integration.graphql_client import gql

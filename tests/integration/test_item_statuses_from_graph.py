@@ -1,4 +1,4 @@
-"""The items' statuses read from the graph (graph_service.item_statuses_from_graph), on a service that takes the
+"""The items' statuses read from the graph (graph_service.from_graph.item_statuses), on a service that takes the
 knowledge entries and the belief layer from it, on every backend: a start reads no status and applies nothing of
 the knowledge entries the graph holds, and every item's status and presence, as the other domains ask them, is what
 a replay gives; a bulk load ahead of the graph gives the same store."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graph_service.item_statuses_from_graph import ItemStatuses
-from graph_service.knowledge_from_graph import KnowledgeFromGraph
+from graph_service.from_graph.item_statuses import ItemStatuses
+from graph_service.from_graph.knowledge import KnowledgeFromGraph
 from graph_service.service import Service
 from graph_service.state import replay
 from tests.backends import Backend

@@ -237,7 +237,7 @@ def test_a_service_only_connected_verifies_without_replaying_into_its_state_unle
 
 def test_a_verifier_that_cannot_keep_what_the_replay_projects_fails_rather_than_blame_an_entry(
         graph: GraphPort, monkeypatch: pytest.MonkeyPatch) -> None:
-    from graph_service import projected_graph
+    from graph_service.jobs import projected_graph
     from graph_service.service import Service
 
     service = Service(graph)

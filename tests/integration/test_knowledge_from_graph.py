@@ -1,5 +1,5 @@
 """A state that holds no knowledge state, taking each knowledge entry as the graph gives it
-(graph_service.knowledge_from_graph), does what the whole state does: taken as the graph holds it (the
+(graph_service.from_graph.knowledge), does what the whole state does: taken as the graph holds it (the
 statuses it gave the items it wrote), every other domain ends as the full replay leaves it, and every item's
 status too; applied on what its rules read of the graph as of the entry before it, every entry writes what
 the whole state writes, the knowledge bookkeeping included, and answers what it answers. That is what a start
@@ -17,17 +17,17 @@ from typing import Any
 
 import pytest
 
-from graph_service import knowledge_from_graph
 from graph_service.digest_sum import MODULUS
 from graph_service.domain import Draft
 from graph_service.errors import JournalBroken, UserError
+from graph_service.from_graph import knowledge as knowledge_from_graph
+from graph_service.from_graph.knowledge import KnowledgeFromGraph, several_operations
+from graph_service.from_graph.knowledge_region import PartsFromGraph
 from graph_service.journal.chain import Entry
 from graph_service.journal.notes import plan_note
 from graph_service.knowledge import ops, planning
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.knowledge_from_graph import KnowledgeFromGraph, several_operations
-from graph_service.knowledge_region import PartsFromGraph
 from graph_service.partial_reads import NeedMore
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service

@@ -26,7 +26,7 @@ from graph_service.api.read_pages import (
     unknown_page,
     unknown_page_now,
 )
-from graph_service.knowledge_region import KnowledgeRead
+from graph_service.from_graph.knowledge_region import KnowledgeRead
 from graph_service.partial_reads import NeedMore
 from graph_service.questions import plans
 from graph_service.service import Service

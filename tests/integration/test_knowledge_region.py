@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from graph_service.from_graph.knowledge_region import apply_from_graph, knowledge_region, region_members
 from graph_service.journal.chain import Entry
 from graph_service.knowledge import ops
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.partial import ITEMS, RegionApplied, operations_of
 from graph_service.knowledge.region import RegionStart, RegionUnknown, region_start
-from graph_service.knowledge_region import apply_from_graph, knowledge_region, region_members
 from graph_service.partial_reads import Fetched, NeedMore
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.service import Service
@@ -117,6 +117,7 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
     same. A unit's done time, read with an item, is its node's when nothing after the position wrote it and
     folded from its writes otherwise; read alone (`unit_history_upto`), folded: the whole state's each way. A
     planned add reads its premises and itself in one statement."""
+    from graph_service.from_graph.knowledge_region import PartsFromGraph, plan_from_graph
     from graph_service.knowledge import planning
     from graph_service.knowledge.partial import (
         DEPENDENTS,
@@ -129,7 +130,6 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
         whole_state_answer,
     )
     from graph_service.knowledge.units import unit_of
-    from graph_service.knowledge_region import PartsFromGraph, plan_from_graph
 
     service = Service.open(backend.whole_state_settings())
     try:
@@ -180,8 +180,8 @@ def test_what_a_read_shows_to_be_empty_comes_with_it_and_each_unit_reads_its_don
 def test_a_store_whose_graph_does_not_keep_what_a_write_reads_is_refused_not_misread(backend: Backend) -> None:
     """A store written before its graph kept the bookkeeping (its head has no `keeps`), or one whose entries
     lost their clock, is refused by the graph reader, naming the way out, rather than read wrongly."""
+    from graph_service.from_graph.knowledge_region import BookkeepingMissing, plan_from_graph
     from graph_service.knowledge import planning
-    from graph_service.knowledge_region import BookkeepingMissing, plan_from_graph
 
     service = Service.open(backend.whole_state_settings())
     try:

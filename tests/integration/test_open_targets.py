@@ -1,4 +1,4 @@
-"""The open targets read from the graph (graph_service.targets_from_graph.GraphTargets: what is open and what
+"""The open targets read from the graph (graph_service.from_graph.targets.GraphTargets: what is open and what
 it stands on, by indexes) rank exactly as the whole in-memory state's (questions.targets.StateTargets), on
 every backend, along a random history that raises and ends flags, disputes and resolves keys, runs
 re-confirmation periods out with ticks, records snapshots, retracts, rolls back, asks and answers, and
@@ -14,13 +14,13 @@ import pytest
 from starlette.testclient import TestClient
 
 from graph_service.api.app import create_app
-from graph_service.knowledge_region import KnowledgeRead
+from graph_service.from_graph.knowledge_region import KnowledgeRead
+from graph_service.from_graph.targets import GraphTargets
 from graph_service.questions import plans
 from graph_service.questions.candidates import DISPUTE, STALE_ITEM, UNKNOWN
 from graph_service.questions.ranking import open_question_rows
 from graph_service.questions.targets import StateTargets, TargetView
 from graph_service.service import Service
-from graph_service.targets_from_graph import GraphTargets
 from tests.backends import Backend
 from tests.integration.graphql_client import gql
 from tests.integration.knowledge_histories import write_knowledge_history

@@ -1,5 +1,5 @@
 """The unknowns and questions on what they read of the graph (GRAPH_SERVICE_QUESTIONS=graph:
-graph_service.questions_from_graph), on every backend: each request of random histories (unknowns declared, some
+graph_service.from_graph.questions), on every backend: each request of random histories (unknowns declared, some
 twice, under parents, bearing on items; the next question asked, preferred or ranked, some about an unknown the
 request declares; answers, some to questions answered already or never asked) plans to the whole state's entry or
 refusal, and the graph the applications write is what a replay projects (verify). A start reads nothing of them,
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from graph_service.errors import UserError
+from graph_service.from_graph.questions import GraphQuestions, QuestionParts
 from graph_service.knowledge import planning
 from graph_service.questions import plans
-from graph_service.questions_from_graph import GraphQuestions, QuestionParts
 from graph_service.service import Service
 from graph_service.state import StoreState
 from tests.backends import Backend

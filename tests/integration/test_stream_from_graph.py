@@ -1,5 +1,5 @@
 """The stream and the statements on what they read of the graph (GRAPH_SERVICE_STREAM=graph:
-graph_service.stream_from_graph), on every backend: each request of random histories (declarations, rows,
+graph_service.from_graph.stream), on every backend: each request of random histories (declarations, rows,
 boundaries with views coming and going and transfers, statements to someone and to no one, and the refusals among
 them) plans to the whole state's entry or refusal, and the graph the entries' applications write is what a replay
 projects (verify). A bulk load whose batches run ahead of the graph gives the same store, and a start reads nothing
@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from graph_service.errors import UserError
+from graph_service.from_graph.stream import GraphStream, StreamParts
 from graph_service.projection import KEEPS_STREAM_WRITES
 from graph_service.service import Service
 from graph_service.state import StoreState
 from graph_service.statements import OP_SAY
 from graph_service.stream.state import OP_DECLARE, OP_OBSERVE, OP_PRESENCE, Observer, StreamState
-from graph_service.stream_from_graph import GraphStream, StreamParts
 from tests.backends import Backend
 from tests.integration.in_graph import names_while, statements_recorded, two_writers, write_off_the_loop
 

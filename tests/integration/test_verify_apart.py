@@ -1,4 +1,4 @@
-"""The API's whole-journal work runs in a process of its own (graph_service.apart), on every backend: verify's
+"""The API's whole-journal work runs in a process of its own (graph_service.jobs.apart), on every backend: verify's
 report equals the in-process check, a tampered store is found there, and the service takes the verdict;
 rebuild, redecide and a fingerprint as of a position answer what the in-process functions answer; a
 refusal in the child comes back as the same error."""
@@ -19,17 +19,17 @@ import pytest
 from starlette.testclient import TestClient
 
 from benchmarks.service_shape import LOADER, mix
-from graph_service import apart, apart_workers
 from graph_service.api.app import create_app
 from graph_service.errors import JournalBroken, NotFound
 from graph_service.fingerprint_as_of import fingerprints_as_of
+from graph_service.jobs import apart, apart_workers
+from graph_service.jobs.verifying import FullReport, verify_in_child
+from graph_service.jobs.work_board import WorkBoard
 from graph_service.journal.notes import plan_note
 from graph_service.knowledge.replay import given_facts, redecide
 from graph_service.service import Service
 from graph_service.state import replay
 from graph_service.storage.port import GraphPort
-from graph_service.verifying import FullReport, verify_in_child
-from graph_service.work_board import WorkBoard
 from tests.backends import Backend
 from tests.integration.graphql_client import gql
 

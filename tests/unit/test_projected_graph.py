@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph_service import projected_graph
-from graph_service.projected_graph import ProjectedGraph, ends_param, ids_param
+from graph_service.jobs import projected_graph
+from graph_service.jobs.projected_graph import ProjectedGraph, ends_param, ids_param
 from graph_service.projection import EDGE_KINDS, NODE_LABELS, Projection
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 import time
 
+from graph_service.jobs.verify_runs import VerifyRun, VerifyRuns
+from graph_service.jobs.verifying import FullReport
 from graph_service.journal.store import VerifyReport
-from graph_service.verify_runs import VerifyRun, VerifyRuns
-from graph_service.verifying import FullReport
 
 REPORT = FullReport(VerifyReport(True, 3, 3), True, "f", "f")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph_service.work_board import WorkBoard
+from graph_service.jobs.work_board import WorkBoard
 
 
 def test_work_is_on_the_board_while_it_runs_with_the_progress_it_reported() -> None:

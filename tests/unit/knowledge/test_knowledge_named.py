@@ -1,5 +1,5 @@
 """What a knowledge entry names (ops.items_named, ops.keys_named): what a bulk load reads ahead for the entries
-it is about to apply (knowledge_from_graph.Run.read_ahead). A hint, so it must name what the rules read first
+it is about to apply (from_graph.knowledge.Run.read_ahead). A hint, so it must name what the rules read first
 and never fail on a payload the rules would refuse."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 of a position, without the in-memory state. The retraction's own evaluation runs on a knowledge scratch
 state that reads the items it touches (knowledge.partial, parts from knowledge_region.PartsFromGraph), and
 the belief cascade on a belief scratch state that reads the rows and beliefs it touches (beliefs.partial,
-parts from belief_parts_from_graph): the pure rules of graph_service.impact on what they read, so the cost is
+parts from from_graph.belief_parts): the pure rules of graph_service.impact on what they read, so the cost is
 what the change reaches, never the store. Equal to the whole state's (tests/integration/test_impact_from_graph.py).
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graph_service.belief_parts_from_graph import BeliefPartsFromGraph
 from graph_service.beliefs.partial import cascade_state
 from graph_service.errors import NotFound
+from graph_service.from_graph.belief_parts import BeliefPartsFromGraph
+from graph_service.from_graph.knowledge_region import PartsFromGraph
 from graph_service.impact import StoreImpact, impact_on
 from graph_service.knowledge.partial import scratch_state
-from graph_service.knowledge_region import PartsFromGraph
 from graph_service.partial_reads import Fetched, Reader
 from graph_service.state import RETRACTED
 from graph_service.storage.port import GraphPort

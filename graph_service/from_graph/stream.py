@@ -4,7 +4,7 @@ plans and applies their writes without holding every observer, row and conversat
 What their rules read is a few keyed parts (stream.state, statements.state): an observer, its view and last
 boundary, whether it has a row of a (kind, subject) pair, who spoke last in a conversation, whether an observation
 was written. Each is read by its index (`cypher/stream_parts.cypher`), those a plan or an application needs in one
-statement, with what the entries the graph does not hold yet changed (graph_service.keyed_parts says why that is
+statement, with what the entries the graph does not hold yet changed (from_graph.keyed_parts says why that is
 exact). What applying an entry gives comes from the entry alone (`stream.state.applied_result`,
 `statements.state.evidence_specs`)."""
 
@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 
 from graph_service.domain import Applied, Draft
 from graph_service.errors import UserError
+from graph_service.from_graph.keyed_parts import KeyedParts, Needs
 from graph_service.journal.chain import Entry
-from graph_service.keyed_parts import KeyedParts, Needs
 from graph_service.projection import Projection
 from graph_service.statements.state import OP_SAY, StatementState, conversation_id, evidence_specs
 from graph_service.stream.boundary import check_transfers, check_view

@@ -13,13 +13,13 @@ from typing import Any
 
 from graph_service.digest_sum import moved_by
 from graph_service.domain import Draft
+from graph_service.from_graph.knowledge_region import KnownStart, PartsFromGraph, plan_from_graph
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.ops import items_named, keys_named
 from graph_service.knowledge.partial import FINGERPRINT, STORE, apply_on, fingerprint_base, operations_of, scratch_state
 from graph_service.knowledge.state import KnowledgeState
-from graph_service.knowledge_region import KnownStart, PartsFromGraph, plan_from_graph
 from graph_service.partial_reads import Fetched, PartialMap, Reader, read_ahead
 from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION

@@ -1,10 +1,10 @@
-"""The processes that do graph_service.apart's jobs, kept between jobs.
+"""The processes that do graph_service.jobs.apart's jobs, kept between jobs.
 
 Why: a new Python process spends about half a second importing the service's modules and their drivers before it
 reads its job, which was most of the time of an as-of page read (94% of the processor time of the children in the
 suite's knowledge as-of test). A worker does jobs one after another, one JSON line each way, and waits on its
 stdin between them; the pool keeps up to MAX_IDLE of them. A worker that dies, is interrupted mid-job, or whose
-peak memory passed graph_service.apart's bound after a job is not kept: a whole-journal fold's memory goes back to
+peak memory passed graph_service.jobs.apart's bound after a job is not kept: a whole-journal fold's memory goes back to
 the system with its process.
 """
 
@@ -23,12 +23,12 @@ CLOSE_SECONDS = 5.0  # an idle worker told to go (its stdin closed) is killed if
 
 
 class Worker:
-    """One `python -m graph_service.apart` process. Its last words (stderr) go to a file, not a pipe: a pipe
+    """One `python -m graph_service.jobs.apart` process. Its last words (stderr) go to a file, not a pipe: a pipe
     nobody reads until the end could fill and stall it."""
 
     def __init__(self) -> None:
         self._said = tempfile.TemporaryFile("w+b")  # noqa: SIM115 (the worker owns it until `close`)
-        self.process = subprocess.Popen([sys.executable, "-m", "graph_service.apart"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "graph_service.jobs.apart"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=self._said, text=True, encoding="utf-8",
                                         errors="replace")
 

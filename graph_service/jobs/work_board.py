@@ -1,4 +1,4 @@
-"""The whole-journal work this process has running apart (graph_service.apart), and how far each has come.
+"""The whole-journal work this process has running apart (graph_service.jobs.apart), and how far each has come.
 Each serving process keeps its own (under `serve --workers N`, the work its own requests started).
 
 Pure bookkeeping, thread-safe: the work runs in worker threads that wait on child processes, and an

@@ -2,7 +2,7 @@
 the request path, and starting one is an admin's act).
 
 The run is `Service.verify_apart` (a process of its own) in a thread of its own; while it runs, the board of
-work running shows its progress (graph_service.work_board). One run at a time per serving process: starting
+work running shows its progress (graph_service.jobs.work_board). One run at a time per serving process: starting
 one while one runs gives the one running. Each serving process keeps its own latest run.
 """
 
@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from graph_service.verifying import FullReport
+from graph_service.jobs.verifying import FullReport
 
 
 def _now_ms() -> int:

@@ -2,7 +2,7 @@
 belief writes without holding the layer: an entry whose projection the graph holds changed the layer there and
 nothing is applied for it (beliefs.held); one it does not hold yet is applied on a scratch state that reads what
 its rules touch of the graph as of the entry before it (beliefs.partial_write over
-belief_write_parts_from_graph); where the graph does not hold the entry before it either (a bulk load's batch in
+from_graph.belief_write_parts); where the graph does not hold the entry before it either (a bulk load's batch in
 flight, a projection that failed), on the scratch state the entries since the last position it held were applied
 on in turn, which is the layer as of the last of them (a part none of them touched reads as the graph held it)."""
 
@@ -12,7 +12,6 @@ import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from graph_service.belief_write_parts_from_graph import BeliefWritePartsFromGraph
 from graph_service.beliefs.corrections import DO_NOT_INFER_JACCARD
 from graph_service.beliefs.partial_write import similar_key, write_state
 from graph_service.beliefs.state import BeliefState
@@ -20,6 +19,7 @@ from graph_service.beliefs.text import signature
 from graph_service.digest_sum import moved_by
 from graph_service.domain import Applied, Draft
 from graph_service.fingerprint_as_of import kept_sum_upto
+from graph_service.from_graph.belief_write_parts import BeliefWritePartsFromGraph
 from graph_service.journal.chain import Entry
 from graph_service.partial_reads import Fetched, Reader, read_ahead
 from graph_service.state import BELIEFS_FINGERPRINT
@@ -29,7 +29,7 @@ from graph_service.storage.port import GraphPort
 
 RUN_ENTRIES = 4_000
 """A run ahead of the graph (a bulk load) starts again from what the graph holds by then once it has applied this
-many entries: what it read and what it changed stay bounded (as knowledge_from_graph.RUN_ENTRIES)."""
+many entries: what it read and what it changed stay bounded (as from_graph.knowledge.RUN_ENTRIES)."""
 
 
 class _Answers:

@@ -1,5 +1,5 @@
 """Keyed parts of a store's state as the graph holds them, with what the entries the graph does not hold yet
-changed (stream_from_graph, questions_from_graph): a domain whose rules read a few parts by key holds none of
+changed (from_graph.stream, from_graph.questions): a domain whose rules read a few parts by key holds none of
 them, and reads each as of the last entry applied without folding any history.
 
 A part the rules change is kept here, with the position that changed it, until the graph holds that position;

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from graph_service.from_graph.knowledge_region import KnowledgeRead
 from graph_service.knowledge.as_of import dispute_of_props
 from graph_service.knowledge.records import FlagRecord, ItemRecord
 from graph_service.knowledge.rules import DisputeEvent
-from graph_service.knowledge_region import KnowledgeRead
 from graph_service.questions.resting import DerivedFrom
 from graph_service.storage.port import GraphPort
 

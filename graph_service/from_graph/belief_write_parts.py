@@ -14,7 +14,6 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from typing import Any
 
-from graph_service.belief_parts_from_graph import BeliefPartsFromGraph
 from graph_service.beliefs.as_of import props_then
 from graph_service.beliefs.contradiction import CONTRADICTION_JACCARD
 from graph_service.beliefs.corrections import DO_NOT_INFER_JACCARD
@@ -35,6 +34,7 @@ from graph_service.beliefs.partial_write import (
 from graph_service.beliefs.projecting import inaccurate_root_id
 from graph_service.beliefs.records import Pattern
 from graph_service.beliefs.text import probe_size, signature
+from graph_service.from_graph.belief_parts import BeliefPartsFromGraph
 from graph_service.storage.port import GraphPort
 
 CORRECT = "belief.correct"

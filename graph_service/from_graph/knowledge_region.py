@@ -167,7 +167,7 @@ class PartsFromGraph:
 
     def forget(self) -> None:
         """Drop every part read so far (a later ask reads it again): for a source whose reader's states already
-        hold what they were given (knowledge_from_graph.Run)."""
+        hold what they were given (from_graph.knowledge.Run)."""
         self._read.clear()
 
     def _every_item(self) -> list[str]:

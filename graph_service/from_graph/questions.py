@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 from graph_service.domain import Applied
 from graph_service.errors import UserError
+from graph_service.from_graph.keyed_parts import KeyedParts, Needs
 from graph_service.journal.chain import Entry
 from graph_service.key_windows import PAST_EVERY_KEY, rows_by_place
-from graph_service.keyed_parts import KeyedParts, Needs
 from graph_service.projection import Projection
 from graph_service.questions import ANSWER_QUESTION, ASK_QUESTION, DECLARE_UNKNOWN, UNKNOWN
 from graph_service.questions.as_of import question_record, unknown_record

@@ -8,13 +8,13 @@ its length, so every other request, /healthz too, waits on it in turns (measured
 p99 84-146 ms); run on the event loop, as the as-of folds were, it holds up every request for its whole
 length. A child connects to the store the service serves (`GraphPort.connection()`), does the job and
 hands back its answer as one JSON line; the service waits for it in a worker thread, which costs its
-event loop nothing. The children are kept between jobs (graph_service.apart_workers): a new one spends half a
+event loop nothing. The children are kept between jobs (graph_service.jobs.apart_workers): a new one spends half a
 second importing before it reads its job.
 
 A job is a function of the graph and plain JSON arguments that returns plain JSON (JOBS). A job that reads
 the journal entry by entry says how far it has come (`progress`): the child prints a progress line at most
 every PROGRESS_SECONDS (and whenever its step changes or it has read all it reads), and the service keeps
-it on its board of work running (`RUNNING`, graph_service.work_board), which an admin reads (`longWork`)
+it on its board of work running (`RUNNING`, graph_service.jobs.work_board), which an admin reads (`longWork`)
 while the request that started it waits. A UserError
 the job raises (NotFound for a skipped id, a cursor of another list) comes back as the same error, with
 its field. A list read's job cuts its page there (graph_service.api.read_pages, the same code as the
@@ -32,9 +32,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from graph_service import errors
-from graph_service.apart_workers import POOL
+from graph_service.jobs.apart_workers import POOL
+from graph_service.jobs.work_board import WorkBoard
 from graph_service.storage.port import GraphPort
-from graph_service.work_board import WorkBoard
 
 T = TypeVar("T")
 PROGRESS_SECONDS = 0.5  # at most one progress line this often from a child (see _ProgressLines)
@@ -85,8 +85,8 @@ class _ProgressLines:
 
 def verify_job(graph: GraphPort) -> dict[str, Any]:
     """verifying.verify_store of the store, as FullReport.as_json()."""
+    from graph_service.jobs.verifying import verify_store
     from graph_service.journal.store import Journal
-    from graph_service.verifying import verify_store
 
     journal = Journal(graph, [])
     total = journal.stored_length()
@@ -286,7 +286,7 @@ class ApartFailed(RuntimeError):
 
 
 def run_apart(graph: GraphPort, job: str, **args: Any) -> Any:
-    """`job(graph, **args)` done by a Python process of its own (one of graph_service.apart_workers.POOL, kept
+    """`job(graph, **args)` done by a Python process of its own (one of graph_service.jobs.apart_workers.POOL, kept
     between jobs) on the store `graph` is connected to: its answer. On the board of work running (`RUNNING`)
     while it runs, with the progress the process reports.
 

@@ -1,6 +1,6 @@
 """The items' statuses as the graph holds them (StoreState's `statuses_taken`): what the other domains ask of an
 item (is it written, is it present), read by key from the Item nodes, with what the entries the graph does not hold
-yet changed (graph_service.keyed_parts says why that is exact), where the store state kept every item's status.
+yet changed (from_graph.keyed_parts says why that is exact), where the store state kept every item's status.
 
 Only for a state that takes the knowledge entries and the belief layer from the graph: an entry the graph holds then
 needs no status (its effects on the layer are in the graph), so a start reads none."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from graph_service.keyed_parts import KeyedParts, Needs
+from graph_service.from_graph.keyed_parts import KeyedParts, Needs
 
 
 class ItemStatuses(KeyedParts):

@@ -1,7 +1,7 @@
 """The whole check of a store (its chain, and the graph against a replay of it), in this process or in
 a process of its own.
 
-Why a process of its own for the service: see graph_service.apart. The service only takes the
+Why a process of its own for the service: see graph_service.jobs.apart. The service only takes the
 verdict (JournalBroken from the first bad position, or writable again).
 """
 
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerprint_of
+from graph_service.jobs.projected_graph import ProjectedGraph
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal, VerifyReport
 from graph_service.knowledge.fingerprint import fingerprint_of as items_fingerprint_of
-from graph_service.projected_graph import ProjectedGraph
 from graph_service.state import StoreState, combined_fingerprint
 from graph_service.storage.port import GraphPort
 
@@ -121,8 +121,8 @@ def first_graph_difference(graph: GraphPort, projected: ProjectedGraph) -> str |
 
 def verify_in_child(graph: GraphPort) -> FullReport:
     """`verify_store` of the store `graph` is connected to, run by a new Python process (see the module's
-    docstring and graph_service.apart). ApartFailed (a RuntimeError), with the child's last words, if it
+    docstring and graph_service.jobs.apart). ApartFailed (a RuntimeError), with the child's last words, if it
     cannot report."""
-    from graph_service.apart import run_apart
+    from graph_service.jobs.apart import run_apart
 
     return FullReport.from_json(run_apart(graph, "verify"))
