@@ -32,6 +32,7 @@ def test_benchmark_small_run_is_exact_and_reports_every_field() -> None:
         assert all(s.seconds > 0 and s.component >= 1 for s in run.samples)
     assert len(small.checked) == 20 and len(big.checked) == 10
     for field in ("exact: 20/20", "exact: 10/10", "p50", "p95", "by component size", "verify", "ratio",
+                  "graph statements, ms per retraction", "item_reads_upto", "append_entry",
                   "overall:", *(label for _, _, label in bench.BUCKETS)):
         assert field in text, field
     assert len(bench.compare(small, big)) == len(bench.BUCKETS)
