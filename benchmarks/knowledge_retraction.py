@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.service_shape import LOADING
+from benchmarks.service_shape import DOMAINS, LOADING
 from graph_service.config import Settings
 from graph_service.digest_sum import combine
 from graph_service.domain import Draft
@@ -207,21 +207,29 @@ class ClusterReplay:
         self.cluster_of = cluster_of
         self.entries_of: dict[int, list[Entry]] = {}
         for entry in entries:
-            self.append(entry)
+            self._file(entry)
         self.dirty: set[int] = set()
+        # The whole journal replayed, kept up to date by `append`: what is live and what a component is.
         self.full = rebuild(entries)
         self.sums = _sums_by_cluster(self.full, cluster_of)
 
     def append(self, entry: Entry) -> None:
+        """One more entry of the journal (a retraction the benchmark wrote)."""
+        cluster = self._file(entry)
+        if cluster is not None:
+            self.dirty.add(cluster)
+            self.full.apply(entry)
+
+    def _file(self, entry: Entry) -> int | None:
+        """Keep a knowledge entry with its cluster's entries and say which cluster; None for another domain's."""
         if not _KNOWLEDGE_OPS.handles(entry.op):
-            return  # a belief's entry: no part of the knowledge fingerprint (the full checks cover beliefs)
+            return None  # a belief's entry: no part of the knowledge fingerprint (the full checks cover beliefs)
         subject = subject_of(entry)
         if subject is None or subject not in self.cluster_of:
             raise RuntimeError(f"entry {entry.seq} ({entry.op}) is not about one synthetic item")
         c = self.cluster_of[subject]
         self.entries_of.setdefault(c, []).append(entry)
-        if hasattr(self, "dirty"):
-            self.dirty.add(c)
+        return c
 
     def fingerprint_without(self, item: str) -> str:
         """The knowledge fingerprint of the journal so far replayed as if `item` had never been written."""
@@ -399,7 +407,7 @@ def serve_store(data_dir: Path, state: str) -> tuple[Service, TimedGraph]:
     """The store opened as `make serve` opens it (state "graph": every domain held in the graph, a write reading
     what it touches), or with every domain's state in memory ("memory"), its graph timed."""
     graph = TimedGraph(FalkorDBGraph.embedded(data_dir))
-    modes = LOADING if state == "memory" else {domain: state for domain in LOADING}
+    modes = {domain: state for domain in DOMAINS}
     svc = Service(graph, Settings(data_dir=data_dir, **modes))  # type: ignore[arg-type]  # the port, timed
     svc.start()
     graph.by_query.clear()  # only the retractions' statements are reported
@@ -481,7 +489,6 @@ def _retract_one(store: Store, k: int) -> None:
     query_seconds = store.graph.query_seconds - queries_before
     store.entries.append(result.entry)
     reference.append(result.entry)
-    knowledge.apply(result.entry)
     exact = None
     if k % run.check_every == 0:
         r0 = time.perf_counter()

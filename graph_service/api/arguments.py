@@ -22,8 +22,7 @@ MaxDepth = Annotated[int | None, strawberry.argument(description=f"Go at most th
                                                                  "null: to the end.")]
 
 
-def checked_depth(max_depth: int | None) -> int | None:
-    """`max_depth` as a walk takes it; UserError (field maxDepth) outside 1 to MAX_WALK_DEPTH."""
+def checked_depth(max_depth: int | None) -> None:
+    """UserError (field maxDepth) when `max_depth` is outside 1 to MAX_WALK_DEPTH (None: no limit, allowed)."""
     if max_depth is not None and not 1 <= max_depth <= MAX_WALK_DEPTH:
         raise UserError(f"maxDepth must be between 1 and {MAX_WALK_DEPTH}, got {max_depth}", field="maxDepth")
-    return max_depth
