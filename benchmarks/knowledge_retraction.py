@@ -308,6 +308,7 @@ class Sample:
     query_seconds: float  # of which in graph queries (head read, append, projection)
     changed: int  # items whose status changed
     exact: bool | None  # None: not checked
+    statements: dict[str, float] = field(default_factory=dict)  # seconds in each named graph statement
 
 
 @dataclass
@@ -482,11 +483,14 @@ def _retract_one(store: Store, k: int) -> None:
         item = store.rng.choice(store.syn.item_ids)
     size = len(knowledge.component([item]))
     queries_before = store.graph.query_seconds
+    by_query_before = dict(store.graph.by_query)
     t0 = time.perf_counter()
     result = service.journal.write("bench", lambda: service.plan_knowledge(
         lambda k: planning.plan_retract(k, item, "benchmark")))
     seconds = time.perf_counter() - t0
     query_seconds = store.graph.query_seconds - queries_before
+    statements = {name: seconds - by_query_before.get(name, 0.0) for name, seconds in store.graph.by_query.items()
+                  if seconds != by_query_before.get(name, 0.0)}
     store.entries.append(result.entry)
     reference.append(result.entry)
     exact = None
@@ -499,7 +503,7 @@ def _retract_one(store: Store, k: int) -> None:
         # The whole store's fingerprint, items and beliefs, against a literal replay without the item.
         run.full_checks.append(service.fingerprints()["store"] == replay(store.entries, skip=[item]).fingerprint())
         run.full_rebuild_seconds.append(time.perf_counter() - r0)
-    run.samples.append(Sample(item, size, seconds, query_seconds, len(result.result or {}), exact))
+    run.samples.append(Sample(item, size, seconds, query_seconds, len(result.result or {}), exact, statements))
     store.bar.update(k + 1)
 
 
@@ -604,6 +608,15 @@ def compare(small: StoreRun, big: StoreRun) -> list[BucketVerdict]:
     return verdicts
 
 
+def statement_medians(small: list[Sample], big: list[Sample]) -> list[tuple[str, float, float]]:
+    """Each named statement's median seconds per retraction in the two groups of retractions (0 for one that
+    ran none), the longest at the big store first: which statement a size class's difference is in."""
+    names = {name for s in (*small, *big) for name in s.statements}
+    rows = [(name, percentile([s.statements.get(name, 0.0) for s in small], 50),
+             percentile([s.statements.get(name, 0.0) for s in big], 50)) for name in names]
+    return sorted(rows, key=lambda row: (-row[2], row[0]))
+
+
 def report(small: StoreRun, big: StoreRun | None, state: str = "graph") -> str:
     served = ("as `make serve` serves it: every domain held in the graph, each write reading what it touches"
               if state == "graph" else "with every domain's state in memory")
@@ -618,6 +631,14 @@ def report(small: StoreRun, big: StoreRun | None, state: str = "graph") -> str:
             ratio = "-" if math.isnan(v.ratio) else f"{v.ratio:.2f}"
             lines.append(f"  {v.bucket:>7} {v.small_count:>8} {v.big_count:>6} {_ms(v.small_p50):>9} "
                          f"{_ms(v.big_p50):>8} {ratio:>6}  {v.verdict}")
+        lines.append("statements' p50 ms per retraction, small / big, by component size (the four longest at the "
+                     "big store; 0 where a retraction ran none):")
+        a, b = by_bucket(small.samples), by_bucket(big.samples)
+        for label in a:
+            if a[label] and b[label]:
+                lines.append(f"  {label:>7}: " + ", ".join(
+                    f"{name} {_ms(small_p50)} / {_ms(big_p50)}"
+                    for name, small_p50, big_p50 in statement_medians(a[label], b[label])[:4]))
         judged = [v for v in compare(small, big) if v.verdict != "too few samples"]
         overall = "PASS" if judged and all(v.verdict == "PASS" for v in judged) else "FAIL"
         passed = sum(v.verdict == "PASS" for v in judged)

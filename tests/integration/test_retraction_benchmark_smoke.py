@@ -30,10 +30,14 @@ def test_benchmark_small_run_is_exact_and_reports_every_field() -> None:
         assert run.load_replay_ok and run.verify_ok and run.graph_matches_state
         assert run.beliefs > 0  # the full checks compare beliefs too
         assert all(s.seconds > 0 and s.component >= 1 for s in run.samples)
+        # Each retraction's own statements: the append and the item reads, adding up to its time in queries.
+        assert all({"append_entry", "item_reads_upto"} <= set(s.statements) for s in run.samples)
+        assert all(abs(sum(s.statements.values()) - s.query_seconds) < 1e-6 for s in run.samples)
     assert len(small.checked) == 20 and len(big.checked) == 10
     for field in ("exact: 20/20", "exact: 10/10", "p50", "p95", "by component size", "verify", "ratio",
                   "graph statements, ms per retraction", "item_reads_upto", "append_entry",
-                  "overall:", *(label for _, _, label in bench.BUCKETS)):
+                  "overall:", "statements' p50 ms per retraction, small / big",
+                  *(label for _, _, label in bench.BUCKETS)):
         assert field in text, field
     assert len(bench.compare(small, big)) == len(bench.BUCKETS)
 
