@@ -16,6 +16,7 @@ from graph_service.domain import Draft
 from graph_service.from_graph.knowledge_region import KnownStart, PartsFromGraph, plan_from_graph
 from graph_service.history import HistoryMissing
 from graph_service.journal.chain import Entry
+from graph_service.journal.store import PAGE  # positions read a statement, as the journal reads its entries
 from graph_service.knowledge.as_of import knowledge_ops
 from graph_service.knowledge.ops import items_named, keys_named
 from graph_service.knowledge.partial import FINGERPRINT, STORE, apply_on, fingerprint_base, operations_of, scratch_state
@@ -25,8 +26,6 @@ from graph_service.projection import Projection
 from graph_service.questions.state import ANSWER_QUESTION
 from graph_service.state import TakenOperation, item_statuses, kept_for_writes
 from graph_service.storage.port import GraphPort
-
-PAGE = 2_000  # positions read a statement, as the journal reads its entries (journal.store.PAGE)
 
 
 class KnowledgeFromGraph:
