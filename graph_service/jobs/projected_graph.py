@@ -152,29 +152,52 @@ class ProjectedGraph:
         self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * (len(columns) + 1))})", rows)
 
     def node_batches(self, size: int = BATCH) -> Iterator[dict[str, list[str]]]:
-        """`projected_nodes_by_id` parameters naming every node fed, `size` at a time (every label present)."""
+        """`projected_nodes_by_id` parameters naming every node fed, `size` at a time (every label present), in
+        (label, id) order. Each batch is read afresh after the last one handed out, so what is fed between two
+        batches (verify's replay catching up with writes that landed meanwhile) is kept in order."""
         self._flush()
-        rows = self._db.execute("SELECT label, id, props FROM nodes ORDER BY label, id")
-        while chunk := rows.fetchmany(size):
+        last: tuple[str, str] | None = None
+        while chunk := self._db.execute(
+                "SELECT label, id, props FROM nodes WHERE ? IS NULL OR (label, id) > (?, ?) ORDER BY label, id "
+                "LIMIT ?", (last and last[0], *(last or (None, None)), size)).fetchall():
             params: dict[str, list[str]] = {ids_param(label): [] for label in NODE_LABELS}
             self._batch_nodes = {}
             for label, node_id, props in chunk:
                 params[ids_param(label)].append(node_id)
                 self._batch_nodes[(label, node_id)] = json.loads(props)
+            last = chunk[-1][0], chunk[-1][1]
             yield params
+            self._flush()
 
     def edge_batches(self, size: int = BATCH) -> Iterator[dict[str, list[dict[str, str]]]]:
-        """`projected_edges_by_ends` parameters naming every edge fed, `size` at a time (every kind present)."""
+        """`projected_edges_by_ends` parameters naming every edge fed, `size` at a time (every kind present), in
+        key order, each batch read afresh as `node_batches`'."""
         self._flush()
-        rows = self._db.execute("SELECT rel, src_label, dst_label, src, dst, props FROM edges "
-                                "ORDER BY rel, src_label, dst_label, src, dst")
-        while chunk := rows.fetchmany(size):
+        last: tuple[str, ...] | None = None
+        while chunk := self._db.execute(
+                "SELECT rel, src_label, dst_label, src, dst, props FROM edges WHERE ? IS NULL OR "
+                "(rel, src_label, dst_label, src, dst) > (?, ?, ?, ?, ?) ORDER BY rel, src_label, dst_label, src, dst "
+                "LIMIT ?", (last and last[0], *(last or (None,) * 5), size)).fetchall():
             params: dict[str, list[dict[str, str]]] = {ends_param(kind): [] for kind in EDGE_KINDS}
             self._batch_edges = {}
             for rel, src_label, dst_label, src, dst, props in chunk:
                 params[ends_param((rel, src_label, dst_label))].append({"src": src, "dst": dst})
                 self._batch_edges[((rel, src_label, dst_label), src, dst)] = json.loads(props)
+            last = tuple(chunk[-1][:5])
             yield params
+            self._flush()
+
+    def refresh_batch(self) -> None:
+        """Read the properties of the batches last handed out again, with what was fed since (verify's replay
+        caught up with writes that landed while it compared)."""
+        self._flush()
+        for key in self._batch_nodes:
+            row = self._db.execute("SELECT props FROM nodes WHERE label = ? AND id = ?", key).fetchone()
+            self._batch_nodes[key] = json.loads(row[0])
+        for (kind, src, dst) in self._batch_edges:
+            row = self._db.execute("SELECT props FROM edges WHERE rel = ? AND src_label = ? AND dst_label = ? AND "
+                                   "src = ? AND dst = ?", (*kind, src, dst)).fetchone()
+            self._batch_edges[(kind, src, dst)] = json.loads(row[0])
 
     def first_node_difference(self, asked: Mapping[str, list[str]], rows: Iterable[Mapping[str, Any]]) -> str | None:
         """The first node of those `asked` (the batch `node_batches` handed out last) that is missing, doubled,

@@ -13,6 +13,7 @@ from typing import Any
 
 from graph_service.beliefs.fingerprint import fingerprint_of as beliefs_fingerprint_of
 from graph_service.jobs.projected_graph import ProjectedGraph
+from graph_service.journal.audit import JournalAudit
 from graph_service.journal.chain import Entry
 from graph_service.journal.store import Journal, VerifyReport
 from graph_service.knowledge.fingerprint import fingerprint_of as items_fingerprint_of
@@ -71,10 +72,26 @@ def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (
         return _verify_into(graph, journal, projected, roots_at, on_entry, on_compare)
 
 
+# How many times verify's comparison checks and replays the entries written while it compares, before it judges what
+# it reads: each time the graph moved on from the replay's position (verify runs beside the service's writes).
+MAX_CATCH_UPS = 1_000
+# How many times the graph's fingerprint (every item and belief, read at once) is read again after a catch-up.
+FINGERPRINT_READS = 3
+
+
+class _Stopped(Exception):
+    """Catching up with the entries written meanwhile found the chain broken, or an entry the replay cannot apply."""
+
+    def __init__(self, report: FullReport) -> None:
+        super().__init__(report)
+        self.report = report
+
+
 def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, roots_at: Iterable[int],
                  on_entry: Callable[[Entry], None] | None, on_compare: Callable[[], None] | None) -> FullReport:
     state = StoreState()
     failed: list[tuple[int, str]] = []
+    audit = JournalAudit(roots_at=roots_at)
 
     def apply(entry: Entry) -> None:
         if on_entry is not None:
@@ -89,33 +106,66 @@ def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, 
         # Outside the try: a failure to keep it (a full temporary disk) is the verifier's, not the entry's.
         projected.feed(entry.seq, projection)
 
-    chain = journal.verify(on_entry=apply, roots_at=roots_at)
-    if not chain.ok:
-        return FullReport(chain, False, None, None)
-    if failed:
-        position, reason = failed[0]
-        return FullReport(VerifyReport(False, chain.checked, chain.head_seq, position, reason, chain.roots),
-                          False, None, None)
-    if on_compare is not None:
-        on_compare()
-    expected = state.fingerprint()
-    actual = graph_fingerprint(graph)
-    difference = (first_graph_difference(graph, projected) if expected == actual else
-                  "the graph's statuses differ from a replay of the journal")
-    return FullReport(chain, difference is None, expected, actual, difference)
+    def checked(chain: VerifyReport) -> VerifyReport:
+        if not chain.ok:
+            raise _Stopped(FullReport(chain, False, None, None))
+        if failed:
+            position, reason = failed[0]
+            raise _Stopped(FullReport(VerifyReport(False, chain.checked, chain.head_seq, position, reason,
+                                                   chain.roots), False, None, None))
+        return chain
+
+    try:
+        chain = checked(journal.verify(on_entry=apply, roots_at=roots_at, audit=audit))
+        catch_ups = 0
+
+        def caught_up() -> bool:
+            """What differs may be a write that landed after the replay's position: if one did, check and replay
+            the entries written since and say so (the difference is then read again); False when none did, or
+            after MAX_CATCH_UPS, so that what differs is the store's."""
+            nonlocal chain, catch_ups
+            if catch_ups >= MAX_CATCH_UPS or journal.settled_seq() == chain.head_seq:
+                return False
+            catch_ups += 1
+            chain = checked(journal.verify(on_entry=apply, roots_at=roots_at, audit=audit))
+            return True
+
+        if on_compare is not None:
+            on_compare()
+        expected, actual = state.fingerprint(), graph_fingerprint(graph)
+        moved = False  # writes landed while the fingerprints were read
+        for _ in range(FINGERPRINT_READS):
+            if expected == actual or not caught_up():
+                break
+            moved = True
+            expected, actual = state.fingerprint(), graph_fingerprint(graph)
+        if expected != actual and not (moved and journal.settled_seq() != chain.head_seq):
+            return FullReport(chain, False, expected, actual,
+                              "the graph's statuses differ from a replay of the journal")
+        # Equal, or writes kept landing while the graph's fingerprint was read (a whole read of the items): the
+        # comparison node by node, which reads each batch again once the replay has caught up, decides.
+        difference = first_graph_difference(graph, projected, caught_up)
+        return FullReport(chain, difference is None, expected, actual, difference)
+    except _Stopped as stopped:
+        return stopped.report
 
 
-def first_graph_difference(graph: GraphPort, projected: ProjectedGraph) -> str | None:
+def first_graph_difference(graph: GraphPort, projected: ProjectedGraph,
+                           caught_up: Callable[[], bool] = lambda: False) -> str | None:
     """The first node, then edge, whose stored properties are not the ones a replay projects
-    (ProjectedGraph), read back a batch at a time; None when every one is."""
+    (ProjectedGraph), read back a batch at a time; None when every one is. `caught_up()`, asked when a batch
+    differs: True when the replay has just caught up with writes that landed meanwhile (the batch is then read
+    again, against it), False when what differs stands."""
     for asked in projected.node_batches():
-        difference = projected.first_node_difference(asked, graph.run("projected_nodes_by_id", asked))
-        if difference is not None:
-            return difference
+        while (difference := projected.first_node_difference(asked, graph.run("projected_nodes_by_id", asked))):
+            if not caught_up():
+                return difference
+            projected.refresh_batch()
     for ends in projected.edge_batches():
-        difference = projected.first_edge_difference(ends, graph.run("projected_edges_by_ends", ends))
-        if difference is not None:
-            return difference
+        while (difference := projected.first_edge_difference(ends, graph.run("projected_edges_by_ends", ends))):
+            if not caught_up():
+                return difference
+            projected.refresh_batch()
     return None
 
 

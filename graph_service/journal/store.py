@@ -58,6 +58,11 @@ PAGE = 100
 # The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
 AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
+# How long verify waits for the head to settle (no write landing while it reads the head and counts the entries, none
+# between its append and its projection) before it judges the head as read; and how long a head whose projected marker
+# is behind must stay unchanged to be judged (a write's projection follows its append within milliseconds).
+SETTLE_SECONDS = 60.0
+QUIET_SECONDS = 0.5
 # Entries a load of exported entries announces at a time to the domains that read the graph as they apply them
 # (StoreState.read_ahead), so those reads cost a statement a window, not one an entry.
 READ_AHEAD = 64
@@ -781,28 +786,78 @@ class Journal:
     # --- checking -------------------------------------------------------------------------
 
     def verify(self, *, on_entry: Callable[[Entry], None] | None = None,
-               roots_at: Iterable[int] = ()) -> VerifyReport:
+               roots_at: Iterable[int] = (), audit: JournalAudit | None = None) -> VerifyReport:
         """Re-read every stored entry and check it before trusting it (JournalAudit): positions, fields,
         canonical form, Merkle hashes, links, PREV edges and hashes; then the head, the projected marker
         and Entry nodes outside the chain. Streams: `on_entry` sees each sound entry in order (a replay
         runs beside the check). `roots_at`: tree sizes whose root hash the report should carry.
-        Never raises for what the store holds; the first problem is `first_bad` and `reason`."""
-        audit = JournalAudit(roots_at=roots_at)
-        for row in self.entry_rows_after(0):
-            entry = audit.feed(row)
-            if entry is None:
+        `audit`: one an earlier verify fed and found sound, to check on from where it stopped (the entries written
+        since: verify's comparison, when writes land while it compares). Never raises for what the store holds;
+        the first problem is `first_bad` and `reason`."""
+        audit = JournalAudit(roots_at=roots_at) if audit is None else audit
+        head: dict[str, Any] | None = None
+        count = 0
+        # Writes go on while the pages are read (verify runs beside the service): the head and the count of Entry
+        # nodes are compared with the chain only as read while no write landed (`_settled_head`), and entries
+        # appended after the last page are read on, until the pages reach the head so read.
+        while True:
+            before = audit.last_seq
+            for row in self.entry_rows_after(before):
+                entry = audit.feed(row)
+                if entry is None:
+                    break
+                if on_entry is not None:
+                    on_entry(entry)
+            if audit.finding is not None:
+                head = self._head_row()
                 break
-            if on_entry is not None:
-                on_entry(entry)
-        heads = self.graph.run("head_read")
-        audit.finish(heads[0] if heads else None, self.graph.run("entry_count")[0]["entries"],
-                     self.graph.run("entries_off_position"))
-        head_seq = heads[0].get("seq") if heads and isinstance(heads[0].get("seq"), int) else audit.last_seq
+            head, count = self._settled_head()
+            head_seq = head.get("seq") if head is not None else None
+            if not (isinstance(head_seq, int) and head_seq > audit.last_seq > before):
+                break  # the pages reach the head, or read nothing new: what the head says is the store's
+        audit.finish(head, count, self.graph.run("entries_off_position"))
+        head_seq = head.get("seq") if head is not None and isinstance(head.get("seq"), int) else audit.last_seq
         found = audit.finding
         report = (VerifyReport(True, audit.checked, head_seq, roots=audit.roots) if found is None else
                   VerifyReport(False, audit.checked, head_seq, found.position, found.reason, roots=audit.roots))
         self.take_verdict(report)
         return report
+
+    def _settled_head(self) -> tuple[dict[str, Any] | None, int]:
+        """The head and the number of Entry nodes, read while no write landed (the head the same before and after
+        the count), with its projected marker at its position (no write between its append and its projection).
+        A head that stays the same for QUIET_SECONDS with its marker behind (a crash between the two that was not
+        caught up, or a tampered marker) is given as read, for the audit to name, and so is the last one read once
+        writes have kept landing for SETTLE_SECONDS."""
+        deadline = time.monotonic() + SETTLE_SECONDS
+        still: dict[str, Any] | None = None
+        still_since = 0.0
+        while True:
+            first = self._head_row()
+            count = self.graph.run("entry_count")[0]["entries"]
+            again = self._head_row()
+            now = time.monotonic()
+            if first != again:
+                still = None
+            elif first is None or first.get("projected") == first.get("seq"):
+                return again, count
+            elif first != still:
+                still, still_since = first, now
+            elif now - still_since >= QUIET_SECONDS:
+                return again, count
+            if now > deadline:
+                return again, count
+            if first == again:
+                time.sleep(0.005)  # a write between its append and its projection takes milliseconds
+
+    def settled_seq(self) -> int | None:
+        """The head's position, read while no write is landing (`_settled_head`); None without a head."""
+        head, _ = self._settled_head()
+        return head.get("seq") if head is not None and isinstance(head.get("seq"), int) else None
+
+    def _head_row(self) -> dict[str, Any] | None:
+        heads = self.graph.run("head_read")
+        return heads[0] if heads else None
 
     def take_verdict(self, report: VerifyReport) -> None:
         """What a check of the stored chain (here or in another process) means for writing: a broken chain

@@ -1,0 +1,118 @@
+"""verify runs beside the service's writes (an admin starts it on a serving store): a write that lands while it reads
+the chain or compares the graph is checked and replayed, never called a break or a difference, and what is really
+wrong is still found. Both backends.
+
+Before: a write landing between verify's last page of entries and its count of Entry nodes made it declare the chain
+broken ("N+1 Entry nodes are stored but positions 1..N are all the chain holds"), and the service then refused every
+write; one landing while it compared the graph made it report a difference."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import pytest
+
+from benchmarks.service_shape import LOADER, mix
+from graph_service.jobs.verifying import verify_store
+from graph_service.journal.chain import Entry
+from graph_service.journal.notes import plan_note
+from graph_service.journal.store import Journal
+from graph_service.knowledge import planning
+from graph_service.service import Service
+from tests.backends import Backend
+
+ENTRIES = 80
+
+
+@pytest.fixture
+def service(backend: Backend) -> Iterator[Service]:
+    loader = Service.open(backend.whole_state_settings())  # the mix plans on the whole state
+    try:
+        for plan in itertools.islice(mix(loader, ENTRIES, 5), ENTRIES):
+            loader.journal.write(LOADER, plan)
+    finally:
+        loader.close()
+    service = Service.open(backend.settings())  # served as `make serve` serves it
+    try:
+        yield service
+    finally:
+        service.close()
+
+
+def live_items(backend: Backend, service: Service) -> list[str]:
+    rows = backend.raw(service.graph, "MATCH (i:Item) WHERE i.status <> 'retracted' "
+                                      "RETURN i.id ORDER BY i.id")
+    assert rows, "the mix wrote no live item"
+    return [row[0] for row in rows]
+
+
+def retract(service: Service, item: str) -> None:
+    service.journal.write("ann", lambda: service.plan_knowledge(lambda k: planning.plan_retract(k, item, "beside")))
+
+
+def test_writes_landing_while_the_chain_is_read_are_checked_and_replayed(service: Service) -> None:
+    head = service.journal.seq
+    landed: list[int] = []
+
+    def write_meanwhile(entry: Entry) -> None:
+        if entry.seq in (3, head):  # while the pages are read, and after the last one, before the head is read
+            landed.append(service.journal.write("ann", lambda: plan_note(f"beside {entry.seq}")).entry.seq)
+
+    report = verify_store(service.graph, Journal(service.graph, []), on_entry=write_meanwhile)
+    assert landed == [head + 1, head + 2]
+    assert report.ok, report
+    assert report.chain.checked == report.chain.head_seq == head + 2  # the two written meanwhile, checked too
+    assert report.replay_fingerprint == report.graph_fingerprint
+    # Nothing was judged broken: the service writes on.
+    assert service.journal.write("ann", lambda: plan_note("after")).entry.seq == head + 3
+
+
+def test_a_write_landing_while_the_graph_is_compared_is_replayed_not_called_a_difference(
+        backend: Backend, service: Service) -> None:
+    head = service.journal.seq
+    item = live_items(backend, service)[0]
+    # A retraction changes statuses (the fingerprints) and the nodes the replay compares.
+    report = verify_store(service.graph, Journal(service.graph, []), on_compare=lambda: retract(service, item))
+    assert report.ok, report
+    assert report.chain.head_seq == head + 1
+    assert report.replay_fingerprint == report.graph_fingerprint == service.graph_fingerprint()
+
+
+def test_a_write_landing_while_each_batch_is_compared(backend: Backend, service: Service) -> None:
+    """Writes between the comparison's batches (each a retraction the batch read after it may see): every one
+    is caught up with, and the store is found sound."""
+    items = iter(live_items(backend, service))
+    head = service.journal.seq
+    graph = service.graph
+    written = 0
+
+    class WritingBetweenReads:
+        """The graph port, a retraction landing before each of the comparison's first reads."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(graph, name)
+
+        def run(self, name: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+            nonlocal written
+            if name in ("projected_nodes_by_id", "projected_edges_by_ends") and written < 5:
+                item = next(items, None)
+                if item is not None:
+                    retract(service, item)
+                    written += 1
+            return graph.run(name, params)
+
+    report = verify_store(WritingBetweenReads(), Journal(graph, []))  # type: ignore[arg-type]
+    assert written == 5
+    assert report.ok, report
+    assert report.chain.head_seq == head + written
+
+
+def test_what_is_wrong_is_still_found_while_writes_land(backend: Backend, service: Service) -> None:
+    first, second = live_items(backend, service)[:2]
+    backend.raw(service.graph, "MATCH (i:Item {id: $id}) SET i.source = 'forged'", {"id": first})
+    report = verify_store(service.graph, Journal(service.graph, []), on_compare=lambda: retract(service, second))
+    assert not report.ok
+    assert report.chain.ok  # the chain is whole; the graph is not what it gives
+    assert report.projection_difference is not None and first in report.projection_difference
+    assert "'source'" in report.projection_difference
