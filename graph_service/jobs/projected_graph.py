@@ -156,10 +156,10 @@ class ProjectedGraph:
         (label, id) order. Each batch is read afresh after the last one handed out, so what is fed between two
         batches (verify's replay catching up with writes that landed meanwhile) is kept in order."""
         self._flush()
-        last: tuple[str, str] | None = None
-        while chunk := self._db.execute(
-                "SELECT label, id, props FROM nodes WHERE ? IS NULL OR (label, id) > (?, ?) ORDER BY label, id "
-                "LIMIT ?", (last and last[0], *(last or (None, None)), size)).fetchall():
+        # From the last key handed out: a row-value bound the primary key seeks to (an `OR` with it would scan).
+        last: tuple[str, ...] = ("", "")
+        while chunk := self._db.execute("SELECT label, id, props FROM nodes WHERE (label, id) > (?, ?) "
+                                        "ORDER BY label, id LIMIT ?", (*last, size)).fetchall():
             params: dict[str, list[str]] = {ids_param(label): [] for label in NODE_LABELS}
             self._batch_nodes = {}
             for label, node_id, props in chunk:
@@ -173,11 +173,10 @@ class ProjectedGraph:
         """`projected_edges_by_ends` parameters naming every edge fed, `size` at a time (every kind present), in
         key order, each batch read afresh as `node_batches`'."""
         self._flush()
-        last: tuple[str, ...] | None = None
-        while chunk := self._db.execute(
-                "SELECT rel, src_label, dst_label, src, dst, props FROM edges WHERE ? IS NULL OR "
-                "(rel, src_label, dst_label, src, dst) > (?, ?, ?, ?, ?) ORDER BY rel, src_label, dst_label, src, dst "
-                "LIMIT ?", (last and last[0], *(last or (None,) * 5), size)).fetchall():
+        last: tuple[str, ...] = ("",) * 5
+        query = ("SELECT rel, src_label, dst_label, src, dst, props FROM edges WHERE (rel, src_label, dst_label, src, "
+                 "dst) > (?, ?, ?, ?, ?) ORDER BY rel, src_label, dst_label, src, dst LIMIT ?")
+        while chunk := self._db.execute(query, (*last, size)).fetchall():
             params: dict[str, list[dict[str, str]]] = {ends_param(kind): [] for kind in EDGE_KINDS}
             self._batch_edges = {}
             for rel, src_label, dst_label, src, dst, props in chunk:
