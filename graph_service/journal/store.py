@@ -794,34 +794,38 @@ class Journal:
         `audit`: one an earlier verify fed and found sound, to check on from where it stopped (the entries written
         since: verify's comparison, when writes land while it compares). Never raises for what the store holds;
         the first problem is `first_bad` and `reason`."""
+        resumed = audit is not None
         audit = JournalAudit(roots_at=roots_at) if audit is None else audit
-        head: dict[str, Any] | None = None
         count = 0
-        # Writes go on while the pages are read (verify runs beside the service): the head and the count of Entry
-        # nodes are compared with the chain only as read while no write landed (`_settled_head`), and entries
-        # appended after the last page are read on, until the pages reach the head so read.
-        while True:
-            before = audit.last_seq
-            for row in self.entry_rows_after(before):
-                entry = audit.feed(row)
-                if entry is None:
-                    break
-                if on_entry is not None:
-                    on_entry(entry)
-            if audit.finding is not None:
-                head = self._head_row()
-                break
+        self._feed(audit, self.entry_rows_after(audit.last_seq), on_entry)
+        if audit.finding is not None:
+            head = self._head_row()
+        else:
+            # Writes go on while the pages are read (verify runs beside the service): the head and the count of Entry
+            # nodes are compared with the chain only as read while no write landed (`_settled_head`), and the
+            # entries up to that head the pages did not reach (appended meanwhile) are read then, none past it.
             head, count = self._settled_head()
             head_seq = head.get("seq") if head is not None else None
-            if not (isinstance(head_seq, int) and head_seq > audit.last_seq > before):
-                break  # the pages reach the head, or read nothing new: what the head says is the store's
-        audit.finish(head, count, self.graph.run("entries_off_position"))
+            if isinstance(head_seq, int) and head_seq > audit.last_seq:
+                self._feed(audit, self.entry_rows_after(audit.last_seq, head_seq - audit.last_seq), on_entry)
+        # A resumed audit's store was searched for Entry nodes off any position already (a read of every entry).
+        audit.finish(head, count, [] if resumed else self.graph.run("entries_off_position"))
         head_seq = head.get("seq") if head is not None and isinstance(head.get("seq"), int) else audit.last_seq
         found = audit.finding
         report = (VerifyReport(True, audit.checked, head_seq, roots=audit.roots) if found is None else
                   VerifyReport(False, audit.checked, head_seq, found.position, found.reason, roots=audit.roots))
         self.take_verdict(report)
         return report
+
+    @staticmethod
+    def _feed(audit: JournalAudit, rows: Iterable[dict[str, Any]], on_entry: Callable[[Entry], None] | None) -> None:
+        """Feed stored rows to the audit until it finds a problem, each sound entry to `on_entry`."""
+        for row in rows:
+            entry = audit.feed(row)
+            if entry is None:
+                return
+            if on_entry is not None:
+                on_entry(entry)
 
     def _settled_head(self) -> tuple[dict[str, Any] | None, int]:
         """The head and the number of Entry nodes, read while no write landed (the head the same before and after

@@ -116,3 +116,53 @@ def test_what_is_wrong_is_still_found_while_writes_land(backend: Backend, servic
     assert report.chain.ok  # the chain is whole; the graph is not what it gives
     assert report.projection_difference is not None and first in report.projection_difference
     assert "'source'" in report.projection_difference
+
+
+def test_a_write_landing_on_an_empty_store_before_its_head_is_read(backend: Backend) -> None:
+    """The pages read nothing, then a write lands before the head is read: the entry is read up to that head."""
+    service = Service.open(backend.settings())
+    try:
+        graph = service.graph
+        landed: list[int] = []
+
+        class WritingBeforeTheHead:
+            def __getattr__(self, name: str) -> object:
+                return getattr(graph, name)
+
+            def run(self, name: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+                if name == "head_read" and not landed:
+                    landed.append(service.journal.write("ann", lambda: plan_note("first")).entry.seq)
+                return graph.run(name, params)
+
+        wrapped = WritingBeforeTheHead()
+        report = verify_store(wrapped, Journal(wrapped, []))  # type: ignore[arg-type]
+        assert landed == [1]
+        assert report.ok, report
+        assert report.chain.checked == report.chain.head_seq == 1
+    finally:
+        service.close()
+
+
+def test_a_forged_item_is_found_while_writes_land_through_every_fingerprint_read(
+        backend: Backend, service: Service) -> None:
+    """An Item node no entry made is seen only by the fingerprint (the node comparison asks for the replay's
+    nodes): writes landing during every read of it must not let it pass."""
+    items = iter(live_items(backend, service))
+    backend.raw(service.graph, "CREATE (:Item {id: 'forged', status: 'active', rank: 1})")
+    graph = service.graph
+
+    class WritingDuringFingerprints:
+        def __getattr__(self, name: str) -> object:
+            return getattr(graph, name)
+
+        def run(self, name: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+            rows = graph.run(name, params)
+            if name == "item_fingerprint_rows":
+                item = next(items, None)
+                if item is not None:
+                    retract(service, item)
+            return rows
+
+    report = verify_store(WritingDuringFingerprints(), Journal(graph, []))  # type: ignore[arg-type]
+    assert not report.ok
+    assert report.projection_difference is not None and "statuses differ" in report.projection_difference
