@@ -268,4 +268,7 @@ class Service:
         return report
 
     def close(self) -> None:
+        """Close the store's connection, once the start's check of the chain keeps nothing more through it."""
+        if self.journal.audit is not None:
+            self.journal.audit.stop_keeping()
         self.graph.close()

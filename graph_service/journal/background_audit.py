@@ -36,6 +36,10 @@ class BackgroundAudit(threading.Thread):
         self.done = threading.Event()
         self.checked = after
         self.finding: Finding | None = None
+        # The keep's statement and the store's closing one at a time: a driver closed while this thread sends on
+        # one of its connections fails in the closing thread (neo4j: BufferError, seen once in the suite).
+        self._keeping = threading.Lock()
+        self._closing = False
 
     def status(self) -> dict[str, Any]:
         """How far it has come: the position it checks on from, the last position checked, the position it checks up
@@ -71,7 +75,16 @@ class BackgroundAudit(threading.Thread):
         of the same store keeping its own at the same moment, or the store going away), the next start checks from
         an earlier position, and the verdict here stands."""
         try:
-            self.journal.graph.run("chain_check_keep", {"seq": self.upto, "hash": self.upto_hash,
-                                                        "at": self.journal.clock()})
+            with self._keeping:
+                if self._closing:
+                    return
+                self.journal.graph.run("chain_check_keep", {"seq": self.upto, "hash": self.upto_hash,
+                                                            "at": self.journal.clock()})
         except Exception:
             log.info("how far the chain was checked (%s) was not kept", self.upto, exc_info=True)
+
+    def stop_keeping(self) -> None:
+        """The store is closing: wait for a keep under way, and start none after it (the next start checks from an
+        earlier position)."""
+        with self._keeping:
+            self._closing = True
