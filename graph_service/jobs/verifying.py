@@ -132,7 +132,7 @@ def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, 
 
         if on_compare is not None:
             on_compare()
-        expected, actual = state.fingerprint(), graph_fingerprint(graph)
+
         def fingerprints_compared() -> tuple[str, str]:
             """The replay's and the graph's fingerprints, read again after each catch-up while they differ and
             writes landed meanwhile (at most FINGERPRINT_READS times)."""
