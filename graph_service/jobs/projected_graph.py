@@ -80,11 +80,14 @@ class ProjectedGraph:
         # An empty name: a private temporary database on disk, deleted when the connection closes.
         self._db = sqlite3.connect("", check_same_thread=False)
         self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        self._db.execute("CREATE TABLE nodes (label TEXT, id TEXT, props TEXT, PRIMARY KEY (label, id)) WITHOUT ROWID")
+        # A node's `since_seq`: the first entry that made it (an upsert, or an edge MERGEd to it), so the nodes a
+        # replay makes up to any position can be counted (count_upto); the graph never deletes one.
+        self._db.execute("CREATE TABLE nodes (label TEXT, id TEXT, since_seq INTEGER, props TEXT, "
+                         "PRIMARY KEY (label, id)) WITHOUT ROWID")
         self._db.execute("CREATE TABLE edges (rel TEXT, src_label TEXT, dst_label TEXT, src TEXT, dst TEXT, "
                          "props TEXT, PRIMARY KEY (rel, src_label, dst_label, src, dst)) WITHOUT ROWID")
-        # Folded since the last flush: a node's properties set; an edge's first writer and properties set.
-        self._nodes: dict[tuple[str, str], dict[str, Any]] = {}
+        # Folded since the last flush: a node's or an edge's first writer and properties set.
+        self._nodes: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
         self._edges: dict[tuple[Kind, str, str], tuple[int, dict[str, Any]]] = {}
         # The batch last handed out by node_batches / edge_batches, with its properties, for the comparison.
         self._batch_nodes: dict[tuple[str, str], dict[str, Any]] = {}
@@ -104,11 +107,14 @@ class ProjectedGraph:
     def feed(self, seq: int, projection: Projection) -> None:
         """Add the projection of the entry at position `seq`."""
         for node in projection.nodes:
-            self._nodes.setdefault((node.label, node.id), {}).update(node.props)
+            self._nodes.setdefault((node.label, node.id), (seq, {}))[1].update(node.props)
         for edge in projection.edges:
             key = (edge.kind, edge.src, edge.dst)
+            # The edge statement MERGEs both ends: a node no upsert names is made with its id alone, and compared.
+            self._nodes.setdefault((edge.src_label, edge.src), (seq, {}))
+            self._nodes.setdefault((edge.dst_label, edge.dst), (seq, {}))
             if edge.rel == "HAS_TOKEN" and not self._has_edge(key):  # counted on the word's node as it is made
-                self._count_token(edge.dst, TOKEN_COUNTS[edge.src_label])
+                self._count_token(edge.dst, TOKEN_COUNTS[edge.src_label], seq)
             self._edges.setdefault(key, (seq, {}))[1].update(edge.props)
         if len(self._nodes) + len(self._edges) >= FLUSH_KEYS:
             self._flush()
@@ -121,10 +127,10 @@ class ProjectedGraph:
         return self._db.execute("SELECT 1 FROM edges WHERE rel = ? AND src_label = ? AND dst_label = ? AND src = ? "
                                 "AND dst = ?", (rel, src_label, dst_label, src, dst)).fetchone() is not None
 
-    def _count_token(self, token: str, counted: str) -> None:
+    def _count_token(self, token: str, counted: str, seq: int) -> None:
         """One more HAS_TOKEN edge into the Token node `token` from the label `counted` counts (the statement adds
         one as it makes each: projection.TOKEN_COUNTS), from 0 for each label."""
-        props = self._nodes.setdefault(("Token", token), {})
+        props = self._nodes.setdefault(("Token", token), (seq, {}))[1]
         if counted not in props:
             stored = self._db.execute("SELECT props FROM nodes WHERE label = 'Token' AND id = ?", (token,)).fetchone()
             props[counted] = (json.loads(stored[0]) if stored is not None else {}).get(counted, 0)
@@ -132,24 +138,34 @@ class ProjectedGraph:
 
     def _flush(self) -> None:
         """Merge what is folded in memory into the database, later properties over earlier."""
-        self._merge("nodes", ("label", "id"), ((key, props, {}) for key, props in self._nodes.items()))
+        self._merge("nodes", ("label", "id"), ((key, (seq,), props, {}) for key, (seq, props) in self._nodes.items()))
         self._merge("edges", ("rel", "src_label", "dst_label", "src", "dst"),
-                    (((*kind, src, dst), props, {"since_seq": seq})
+                    (((*kind, src, dst), (), props, {"since_seq": seq})
                      for (kind, src, dst), (seq, props) in self._edges.items()))
         self._db.commit()
         self._nodes.clear()
         self._edges.clear()
 
     def _merge(self, table: str, columns: tuple[str, ...],
-               folded: Iterable[tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]]) -> None:
-        """Merge each (key, properties set, what a new row holds besides them) into `table` (our own names)."""
+               folded: Iterable[tuple[tuple[str, ...], tuple[int, ...], dict[str, Any], dict[str, Any]]]) -> None:
+        """Merge each (key, the columns a new row holds after it, properties set, the properties a new row holds
+        besides them) into `table` (our own names); a stored row keeps its columns."""
         where = " AND ".join(f"{column} = ?" for column in columns)
         rows = []
-        for key, props, new in folded:
-            stored = self._db.execute(f"SELECT props FROM {table} WHERE {where}", key).fetchone()
-            merged = {**json.loads(stored[0]), **props} if stored is not None else {**new, **props}
-            rows.append((*key, json.dumps(merged)))
-        self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * (len(columns) + 1))})", rows)
+        for key, extra, props, new in folded:
+            stored = self._db.execute(f"SELECT * FROM {table} WHERE {where}", key).fetchone()
+            if stored is None:
+                rows.append((*key, *extra, json.dumps({**new, **props})))
+            else:
+                rows.append((*stored[:-1], json.dumps({**json.loads(stored[-1]), **props})))
+        if rows:
+            self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+
+    def count_upto(self, label: str, seq: int) -> int:
+        """How many nodes of `label` the projections fed up to position `seq` make."""
+        self._flush()
+        row = self._db.execute("SELECT count(*) FROM nodes WHERE label = ? AND since_seq <= ?", (label, seq)).fetchone()
+        return int(row[0])
 
     def node_batches(self, size: int = BATCH) -> Iterator[dict[str, list[str]]]:
         """`projected_nodes_by_id` parameters naming every node fed, `size` at a time (every label present), in

@@ -42,6 +42,7 @@ from graph_service.journal.clock import clock_after
 from graph_service.journal.frontier import Frontier, frontier_positions
 from graph_service.journal.once import WriteOnce
 from graph_service.journal.payloads import entry_from_row, storable_payload
+from graph_service.journal.settled import head_row, read_settled
 from graph_service.journal.steps import Step, run_steps
 from graph_service.projection import KEPT_FOR_WRITES, Projection, projection_statement
 from graph_service.storage.port import ConstraintViolation, GraphPort
@@ -58,11 +59,6 @@ PAGE = 100
 # The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
 AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
-# How long verify waits for the head to settle (no write landing while it reads the head and counts the entries, none
-# between its append and its projection) before it judges the head as read; and how long a head whose projected marker
-# is behind must stay unchanged to be judged (a write's projection follows its append within milliseconds).
-SETTLE_SECONDS = 60.0
-QUIET_SECONDS = 0.5
 # Entries a load of exported entries announces at a time to the domains that read the graph as they apply them
 # (StoreState.read_ahead), so those reads cost a statement a window, not one an entry.
 READ_AHEAD = 64
@@ -799,12 +795,13 @@ class Journal:
         count = 0
         self._feed(audit, self.entry_rows_after(audit.last_seq), on_entry)
         if audit.finding is not None:
-            head = self._head_row()
+            head = head_row(self.graph)
         else:
             # Writes go on while the pages are read (verify runs beside the service): the head and the count of Entry
-            # nodes are compared with the chain only as read while no write landed (`_settled_head`), and the
+            # nodes are compared with the chain only as read while no write landed (journal.settled), and the
             # entries up to that head the pages did not reach (appended meanwhile) are read then, none past it.
-            head, count = self._settled_head()
+            settled = read_settled(self.graph, lambda: self.graph.run("entry_count")[0]["entries"])
+            head, count = settled.head, settled.value
             head_seq = head.get("seq") if head is not None else None
             if isinstance(head_seq, int) and head_seq > audit.last_seq:
                 self._feed(audit, self.entry_rows_after(audit.last_seq, head_seq - audit.last_seq), on_entry)
@@ -827,41 +824,9 @@ class Journal:
             if on_entry is not None:
                 on_entry(entry)
 
-    def _settled_head(self) -> tuple[dict[str, Any] | None, int]:
-        """The head and the number of Entry nodes, read while no write landed (the head the same before and after
-        the count), with its projected marker at its position (no write between its append and its projection).
-        A head that stays the same for QUIET_SECONDS with its marker behind (a crash between the two that was not
-        caught up, or a tampered marker) is given as read, for the audit to name, and so is the last one read once
-        writes have kept landing for SETTLE_SECONDS."""
-        deadline = time.monotonic() + SETTLE_SECONDS
-        still: dict[str, Any] | None = None
-        still_since = 0.0
-        while True:
-            first = self._head_row()
-            count = self.graph.run("entry_count")[0]["entries"]
-            again = self._head_row()
-            now = time.monotonic()
-            if first != again:
-                still = None
-            elif first is None or first.get("projected") == first.get("seq"):
-                return again, count
-            elif first != still:
-                still, still_since = first, now
-            elif now - still_since >= QUIET_SECONDS:
-                return again, count
-            if now > deadline:
-                return again, count
-            if first == again:
-                time.sleep(0.005)  # a write between its append and its projection takes milliseconds
-
     def settled_seq(self) -> int | None:
-        """The head's position, read while no write is landing (`_settled_head`); None without a head."""
-        head, _ = self._settled_head()
-        return head.get("seq") if head is not None and isinstance(head.get("seq"), int) else None
-
-    def _head_row(self) -> dict[str, Any] | None:
-        heads = self.graph.run("head_read")
-        return heads[0] if heads else None
+        """The head's position, read while no write is landing (journal.settled); None without a head."""
+        return read_settled(self.graph, lambda: None).seq
 
     def take_verdict(self, report: VerifyReport) -> None:
         """What a check of the stored chain (here or in another process) means for writing: a broken chain

@@ -107,7 +107,40 @@ def test_what_was_merged_into_the_database_folds_as_what_was_still_in_memory(mon
     flushed = added_up()
     assert flushed == in_memory
     assert in_memory == (
+        # The edge's ends, made by its MERGE with their ids alone, are nodes too.
         [{("Flag", "f"): {"why": "w", "open": False, "until": None, "weight": 0.30000000000000004, "name": "flag: w"}},
+         {("Item", "a"): {}}, {("Item", "b"): {}},
          {("Item", "i"): {"summary": "s", "tags": ["x", "y"], "name": "s"}}],
         [{(("DERIVED_FROM", "Item", "Item"), "a", "b"): {"since_seq": 1, "w": None, "v": 2}}],
     )
+
+
+@pytest.mark.parametrize("flush_keys", [1, 5_000])
+def test_nodes_are_counted_up_to_the_entry_that_first_made_them(monkeypatch: pytest.MonkeyPatch,
+                                                                 flush_keys: int) -> None:
+    monkeypatch.setattr(projected_graph, "FLUSH_KEYS", flush_keys)
+    first, second, third = Projection(), Projection(), Projection()
+    first.node("Item", "a", summary="s")
+    second.edge("DERIVED_FROM", "Item", "a", "Item", "b")  # b is made by the edge's MERGE
+    second.node("Belief", "x", proposition="p")
+    third.node("Item", "b", summary="later")  # an upsert of a node made before: not a new one
+    third.node("Item", "c", summary="t")
+    with fed(first, second, third) as nodes:
+        assert [nodes.count_upto("Item", seq) for seq in range(4)] == [0, 1, 2, 3]
+        assert [nodes.count_upto("Belief", seq) for seq in range(4)] == [0, 0, 1, 1]
+        assert nodes.count_upto("Flag", 3) == 0
+
+
+def test_a_node_an_edge_made_alone_holds_its_id_only() -> None:
+    """The edge statement MERGEs both ends: a node no upsert names is asked for and compared like any other."""
+    projection = Projection()
+    projection.edge("DERIVED_FROM", "Item", "a", "Item", "b")
+    with fed(projection) as nodes:
+        asked = next(nodes.node_batches())
+        assert asked[ids_param("Item")] == ["a", "b"]
+        bare = [{"label": "Item", "id": i, "props": {"id": i}} for i in ("a", "b")]
+        assert nodes.first_node_difference(asked, bare) is None
+        forged = [bare[0], {"label": "Item", "id": "b", "props": {"id": "b", "status": "active"}}]
+        assert nodes.first_node_difference(asked, forged) == \
+            "node Item b: property 'status' is 'active' in the graph, which a replay removes or never sets"
+        assert nodes.first_node_difference(asked, bare[:1]) == "node Item b is missing from the graph"
