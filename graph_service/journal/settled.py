@@ -17,9 +17,13 @@ from graph_service.storage.port import GraphPort
 
 # How long a read waits for a moment with no write landing before it gives what it read last, unsettled.
 SETTLE_SECONDS = 60.0
-# How long a head must stay the same with its projected marker behind (a crash between an append and its
-# projection that was not caught up, or a tampered marker) before it is given as read.
-QUIET_SECONDS = 0.5
+# How long a head must stay the same with its projected marker behind before it is given as read (for a check of the
+# chain to name: a crash between an append and its projection that was not caught up, or a tampered marker). A write's
+# projection follows its append within milliseconds, but on the embedded server it waits for the reads in flight, and
+# a read of every item (an items page's totalCount, a bulk export) takes seconds at 10^6 items (9 s for every
+# item's fingerprinted properties). Judged too early, a projection on its way was called a break and the service then
+# refused every write; judged late, only a store that is really behind waits this long for its report.
+QUIET_SECONDS = 30.0
 
 T = TypeVar("T")
 
@@ -45,6 +49,12 @@ def head_row(graph: GraphPort) -> dict[str, Any] | None:
     return heads[0] if heads else None
 
 
+def _behind(head: dict[str, Any]) -> bool:
+    """Is the head's projected marker a position before the head's (a projection may be on its way)?"""
+    seq, projected = head.get("seq"), head.get("projected")
+    return isinstance(seq, int) and isinstance(projected, int) and projected < seq
+
+
 def read_settled(graph: GraphPort, read: Callable[[], T]) -> Settled[T]:
     """`read()` taken while no write landed: the head the same before and after it, with its projected marker at its
     position. A head that stays the same for QUIET_SECONDS with its marker behind is given as read (for a check of the
@@ -59,8 +69,9 @@ def read_settled(graph: GraphPort, read: Callable[[], T]) -> Settled[T]:
         now = time.monotonic()
         if first != again:
             still = None
-        elif first is None or first.get("projected") == first.get("seq"):
-            return Settled(again, value, True)
+        elif first is None or not _behind(first):
+            # A marker past the head, or not a position, is no write on its way: the check of the chain names it.
+            return Settled(again, value, first is None or first.get("projected") == first.get("seq"))
         elif first != still:
             still, still_since = first, now
         elif now - still_since >= QUIET_SECONDS:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from graph_service.journal import settled
 from graph_service.journal.chain import Entry, entry_hash
 from graph_service.journal.frontier import Frontier
 from graph_service.journal.notes import NoteDomain, plan_note
@@ -27,6 +28,15 @@ from tests.backends import Backend
 
 N = 12  # entries in the journal every case starts from
 _names = itertools.count()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_writer_in_flight() -> Iterator[None]:
+    """No writer runs beside these stores: a projected marker behind its head is a tamper, not a projection on its
+    way, so verify need not wait journal.settled.QUIET_SECONDS (30 s) to judge it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(settled, "QUIET_SECONDS", 0.5)
+        yield
 
 
 class Stores:

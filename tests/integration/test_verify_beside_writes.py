@@ -9,6 +9,8 @@ write; one landing while it compared the graph made it report a difference."""
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -184,3 +186,27 @@ def test_a_node_no_entry_made_is_found(backend: Backend, service: Service, forge
     assert not report.ok and report.chain.ok
     assert report.projection_difference is not None and "1 made by no entry" in report.projection_difference
     assert ("Belief nodes" if "Belief" in forgery else "Item nodes") in report.projection_difference
+
+
+def test_a_projection_on_its_way_for_seconds_is_waited_for_not_called_a_break(backend: Backend,
+                                                                             service: Service) -> None:
+    """A write's projection can wait seconds behind a long read (the embedded server runs a write only when no read
+    is in flight). verify waited 0.5 s for a marker behind its head, then called the chain broken, and the service
+    refused every write; it now waits journal.settled.QUIET_SECONDS."""
+    head = service.journal.seq
+    other = backend.another_connection(service.graph)
+    # As between an append and its projection:
+    backend.raw(other, "MATCH (h:Head) SET h.projected = $p", {"p": head - 1})
+    projected_after = 2.0
+    projection = threading.Timer(projected_after, lambda: backend.raw(
+        other, "MATCH (h:Head) SET h.projected = $p", {"p": head}))
+    started = time.monotonic()
+    projection.start()
+    try:
+        report = verify_store(service.graph, Journal(service.graph, []))
+    finally:
+        projection.join()
+        other.close()
+    assert report.ok, report
+    assert time.monotonic() - started >= projected_after  # it waited for the projection, and judged after it
+    assert service.journal.write("ann", lambda: plan_note("after")).entry.seq == head + 1
