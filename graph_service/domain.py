@@ -43,3 +43,9 @@ class Domain(Protocol):
     def apply(self, entry: Entry) -> Applied:
         """Apply one committed entry; deterministic in the entries applied so far."""
         ...
+
+
+def no_hint(*_hint: object) -> None:
+    """What a domain without one of the journal's optional hints (`read_ahead`, `resume_at`, `graph_holds_upto`)
+    does with it: nothing."""
+    return None

@@ -9,6 +9,8 @@ Why this design: the in-memory state only ever applies committed entries, in jou
 writer that loses a race has nothing to undo — it catches up and plans again; and a crash
 between (2) and (3) leaves an entry that the next reader or start-up projects (the projection is
 a pure function of the journal prefix, so whoever applies it writes the same thing).
+Bulk loads are in journal/bulk_load.py, the projections kept for a catch-up in journal/kept_projections.py, and
+reads that hold for one position beside writes in journal/settled.py.
 """
 
 from __future__ import annotations
@@ -19,34 +21,32 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import islice
 from typing import Any
 
-from graph_service.domain import Applied, Domain, Draft
-from graph_service.errors import Conflict, JournalBroken, StoreFormatError, UserError
+from graph_service.domain import Applied, Domain, Draft, no_hint
+from graph_service.errors import JournalBroken, StoreFormatError, UserError
 from graph_service.journal.audit import Finding, JournalAudit
 from graph_service.journal.background_audit import BackgroundAudit
+from graph_service.journal.bulk_load import BulkLoad
 from graph_service.journal.chain import (
     FORMAT,
     GENESIS,
     MAX_PAYLOAD_BYTES,
     Entry,
-    chained_hash,
-    legacy_entry_hash,
     sealed_with_bytes,
 )
 from graph_service.journal.clock import clock_after
 from graph_service.journal.frontier import Frontier, frontier_positions
+from graph_service.journal.kept_projections import KeptProjections
 from graph_service.journal.once import WriteOnce
 from graph_service.journal.payloads import entry_from_row, storable_payload
 from graph_service.journal.settled import head_row, read_settled
 from graph_service.journal.steps import Step, run_steps
 from graph_service.projection import KEPT_FOR_WRITES, Projection, projection_statement
 from graph_service.storage.port import ConstraintViolation, GraphPort
-from graph_service.tlog.verifier import EntryError, canonical_bytes
+from graph_service.tlog.verifier import EntryError
 
 log = logging.getLogger(__name__)
 
@@ -59,25 +59,6 @@ PAGE = 100
 # The payload member that records how the author authenticated ({"role": ...}); no domain reads it.
 AUTHOR_KEY = "_author"
 MAX_APPEND_ATTEMPTS = 1_000
-# Entries a load of exported entries announces at a time to the domains that read the graph as they apply them
-# (StoreState.read_ahead), so those reads cost a statement a window, not one an entry.
-READ_AHEAD = 64
-MAX_KEPT_PROJECTIONS = 10_000  # projections kept for a catch-up to write in one statement (Journal._unprojected)
-
-def _failure_of(pending: Future[int] | None) -> BaseException | None:
-    """What a batch append in flight raised, once it is done (None: none in flight, or it landed)."""
-    if pending is None:
-        return None
-    try:
-        pending.result()
-    except Exception as failed:
-        return failed
-    return None
-
-
-def _ignore(*_hint: object) -> None:
-    # What a domain without a hint's method does with it (`read_ahead`, `graph_holds_upto`).
-    return None
 
 
 def _never(_entry: Entry) -> bool:
@@ -118,8 +99,8 @@ def legacy_store_message(head: dict[str, Any]) -> str:
             "the old chain and re-seals every entry unchanged in the new format")
 
 
-class Journal:
-    """A journal kept in a graph, with the pure domains it feeds and projects."""
+class Journal(BulkLoad):
+    """A journal kept in a graph, with the pure domains it feeds and projects (bulk loads: BulkLoad)."""
 
     def __init__(self, graph: GraphPort, domains: Sequence[Domain], *, clock: Callable[[], int] = now_ms) -> None:
         self.graph = graph
@@ -139,10 +120,8 @@ class Journal:
         self._head_projected = 0  # the head's projected position when this process last read it
         self._projecting: int | None = None
         # What this process applied and computed the projection of, but the graph does not hold yet (its
-        # statement failed, or one before it is missing): a catch-up writes these in order, in one guarded
-        # statement, where it used to replay the whole journal to derive them again.
-        self._unprojected: dict[int, Projection] = {}
-        self._unprojected_lock = threading.Lock()  # a write's projection step prunes it from a worker thread
+        # statement failed, or one before it is missing): a catch-up writes these in order.
+        self.unprojected = KeptProjections()
         self.frontier = Frontier()
         self.broken: Finding | None = None
         self.legacy = False
@@ -198,14 +177,13 @@ class Journal:
         if not self.stateless:
             gc.unfreeze()  # the state being replaced may have been frozen at start (api/startup.py): let it go
         self._reset_domains()
-        with self._unprojected_lock:
-            self._unprojected.clear()
+        self.unprojected.clear()
         projected = self.stored_head()["projected"]
         self._projected = self._head_projected = projected
         self.seq, self.hash, self.store_clock, self.frontier = self.stored_position(
             projected if self.stateless else 0)
         for domain in self.domains:
-            getattr(domain, "resume_at", _ignore)(self.seq)
+            getattr(domain, "resume_at", no_hint)(self.seq)
         audit = JournalAudit(after=self.seq, prev=self.hash, frontier=self.frontier, clock=self.store_clock)
         projected_hash = self.hash
         self._tell_graph_holds(projected)
@@ -260,7 +238,7 @@ class Journal:
     def _tell_graph_holds(self, seq: int) -> None:
         # A hint: a domain may skip building what the graph already holds (StoreState.graph_holds_upto).
         for domain in self.domains:
-            getattr(domain, "graph_holds_upto", _ignore)(seq)
+            getattr(domain, "graph_holds_upto", no_hint)(seq)
 
     def _reset_domains(self) -> None:
         for domain in self.domains:
@@ -363,7 +341,7 @@ class Journal:
         if entry.seq in self._awaited:  # applied by a catch-up while its own writer's append was on its way
             self._pending_results[entry.seq] = applied.result
         if entry.seq > self._projected:  # kept until the graph holds it, whatever becomes of its statement
-            self._keep_unprojected(entry.seq, applied.projection)
+            self.unprojected.keep(entry.seq, applied.projection)
         return applied
 
     def _apply(self, entry: Entry) -> Applied:
@@ -398,19 +376,10 @@ class Journal:
             return True
         return False
 
-    def _keep_unprojected(self, seq: int, projection: Projection) -> None:
-        # Bounded: past MAX_KEPT_PROJECTIONS (a backend refusing projections for that long) the gap is left to
-        # a replay, which derives them again, rather than held in memory.
-        with self._unprojected_lock:
-            if len(self._unprojected) < MAX_KEPT_PROJECTIONS:
-                self._unprojected[seq] = projection
-
     def _projected_through(self, seq: int) -> None:
         """The graph holds every projection up to `seq`: none of those is kept any longer."""
         self._projected = max(self._projected, seq)
-        with self._unprojected_lock:
-            for kept in [s for s in self._unprojected if s <= self._projected]:
-                del self._unprojected[kept]
+        self.unprojected.drop_through(self._projected)
 
     def _project_kept(self) -> bool:
         """Write the projections the graph lacks, from `_projected` + 1 to the state's head, from those this
@@ -420,9 +389,8 @@ class Journal:
         at the position it holds)."""
         self._projected_through(self._projected)
         missing = range(self._projected + 1, self.seq + 1)
-        with self._unprojected_lock:
-            kept = [(seq, self._unprojected[seq]) for seq in missing if seq in self._unprojected]
-        if len(kept) != len(missing):
+        kept = self.unprojected.every_one_of(missing)
+        if kept is None:
             return False
         try:
             return self._write_projections(kept)
@@ -595,147 +563,6 @@ class Journal:
             raise UserError(exc.reason, field="payload") from None
         tree = self.frontier.tree_for(entry.seq, body_bytes)
         return replace(entry, tree=tuple(h.hex() for h in tree))
-
-    def write_batch(self, by: str, plans: Iterable[Callable[[], Draft]], batch_size: int = 500) -> int:
-        """Bulk load: plan and apply each in memory, then append and project whole batches at once.
-
-        Each plan sees the state with the ones before it applied. Meant for loading into a store no
-        other writer uses at the time: if another writer appends meanwhile, the in-memory state is
-        rebuilt from the journal and Conflict is raised (the batches appended before it stay).
-        Returns the number of entries written.
-        """
-
-        def sealed() -> Iterator[tuple[Entry, bytes]]:
-            for plan in plans:
-                draft = plan()
-                try:
-                    yield sealed_with_bytes(self.hash, self.seq + 1, draft.op, by, self.clock(), draft.payload)
-                except EntryError as exc:
-                    raise UserError(f"entry {self.seq + 1}: {exc.reason}", field="payload") from None
-
-        return self._load(sealed(), batch_size)
-
-    def import_entries(self, entries: Iterable[Entry], batch_size: int = 500, *, from_format: int = FORMAT) -> int:
-        """Append exported entries verbatim (same positions, times and hashes), in batches.
-
-        Each must continue the chain exactly where the store's journal ends; the first one that
-        does not raises UserError naming its position (the batches before it stay written).
-        `from_format=1`: the entries are a format-1 export, checked against their format-1 hashes and
-        re-sealed unchanged (position, operation, author, time, payload) in the current format.
-        """
-        if from_format not in (1, FORMAT):
-            raise UserError(f"from_format must be 1 or {FORMAT}, got {from_format}", field="from_format")
-        legacy_prev = GENESIS
-
-        def checked() -> Iterator[tuple[Entry, bytes]]:
-            nonlocal legacy_prev
-            for entry in self._announced(entries):
-                expected_prev = legacy_prev if from_format == 1 else self.hash
-                if entry.seq != self.seq + 1 or entry.prev != expected_prev:
-                    raise UserError(f"entry {entry.seq} does not continue the journal at position {self.seq + 1}",
-                                    field="entries")
-                try:
-                    if from_format == 1:
-                        sound = legacy_entry_hash(entry.prev, entry.body()) == entry.hash
-                    else:
-                        body_bytes = canonical_bytes(entry.body())
-                        sound = chained_hash(entry.prev, body_bytes) == entry.hash
-                except EntryError as exc:
-                    raise UserError(f"entry {entry.seq}: {exc.reason}", field="entries") from None
-                if not sound:
-                    raise UserError(f"entry {entry.seq}: content does not match its hash", field="entries")
-                if from_format == 1:
-                    legacy_prev = entry.hash
-                    try:
-                        entry, body_bytes = sealed_with_bytes(self.hash, entry.seq, entry.op, entry.by, entry.at,
-                                                              entry.payload)
-                    except EntryError as exc:
-                        raise UserError(f"entry {entry.seq}: {exc.reason}", field="entries") from None
-                yield entry, body_bytes
-
-        return self._load(checked(), batch_size)
-
-    def _announced(self, entries: Iterable[Entry]) -> Iterator[Entry]:
-        """The entries, each READ_AHEAD of them announced to the domains (`read_ahead`) as the first of them is
-        asked for: once every entry before them is applied, so what is read ahead is what they will read."""
-        pending = iter(entries)
-        while window := list(islice(pending, READ_AHEAD)):
-            for domain in self.domains:
-                getattr(domain, "read_ahead", _ignore)(window)
-            yield from window
-
-    def _load(self, entries: Iterator[tuple[Entry, bytes]], batch_size: int) -> int:
-        """Apply and append sealed entries, each with its body's RFC 8785 bytes, in batches.
-
-        A batch is appended and projected in a worker thread while the next one is planned and applied
-        here, so the server's work and ours overlap; one batch is in flight at a time, in order. If a
-        batch fails to land, or an entry is refused, the in-memory state is rebuilt from the journal (it
-        had applied entries the graph does not hold) and the failure that came first is raised."""
-        written = 0
-        with self._lock, ThreadPoolExecutor(max_workers=1, thread_name_prefix="bulk-append") as appender:
-            self.catch_up()
-            durable = self.seq  # the last position the graph is known to hold
-            batch: list[tuple[Entry, str, int, Projection]] = []
-            in_flight: Future[int] | None = None
-            in_flight_upto = durable
-            try:
-                self.refuse_if_broken()
-                for entry, body_bytes in entries:
-                    payload_text = storable_payload(entry.payload, entry.by)
-                    if len(payload_text.encode()) > MAX_PAYLOAD_BYTES:
-                        raise UserError(f"entry {entry.seq}: payload over {MAX_PAYLOAD_BYTES} bytes", field="payload")
-                    tree = self.frontier.tree_for(entry.seq, body_bytes)
-                    entry = replace(entry, tree=tuple(h.hex() for h in tree))
-                    applied = self._apply(entry)
-                    self.frontier.advance(entry.seq, tree)
-                    self.seq, self.hash = entry.seq, entry.hash
-                    batch.append((entry, payload_text, self.store_clock, applied.projection))
-                    if len(batch) >= batch_size:
-                        if in_flight is not None:
-                            written += in_flight.result()
-                            durable = self.seq - len(batch)
-                        in_flight, in_flight_upto = appender.submit(self._flush, batch), self.seq
-                        batch = []
-                if in_flight is not None:
-                    written += in_flight.result()
-                    durable, in_flight = self.seq - len(batch), None
-                if batch:
-                    written += self._flush(batch)
-                    durable = self.seq
-            except Exception as refused:
-                failed = _failure_of(in_flight)
-                if in_flight is not None and failed is None:
-                    durable = in_flight_upto
-                if self.seq > durable:
-                    self._replay_all()  # entries applied in memory that the graph may not hold
-                if failed is not None and failed is not refused:
-                    # The batch before the refused entry did not land either: that came first. (`refused`
-                    # stays in the traceback as the exception being handled.)
-                    raise failed  # noqa: B904 (the implicit context is the truth: refused while it failed)
-                raise
-        return written
-
-    def _flush(self, batch: list[tuple[Entry, str, int, Projection]]) -> int:
-        """Append a batch with compare-and-set and project it (only the graph is touched: it runs in a
-        worker thread); Conflict when another writer appended first, and then nothing of it is written."""
-        first = batch[0][0]
-        stored = [self._stored(entry, text, clock) for entry, text, clock, _ in batch]
-        rows = self.graph.run("append_entries", {
-            "prev": first.prev, "first": first.seq, "entries": stored,
-            "last": batch[-1][0].seq, "last_hash": batch[-1][0].hash,
-        })
-        if not rows or rows[0]["appended"] != len(batch):
-            raise Conflict("another writer appended during the bulk load; nothing of this batch was written")
-        # projection_statement folds a node written by several entries into one upsert.
-        if self._projected == first.seq - 1:
-            try:
-                self._write_projections([(entry.seq, p) for entry, _, _, p in batch])
-            except Exception:  # the entries are durable: the next catch-up writes their projection
-                log.exception("projection of journal entries %s..%s failed", first.seq, batch[-1][0].seq)
-        if self._projected < batch[-1][0].seq:
-            for entry, _, _, projection in batch:
-                self._keep_unprojected(entry.seq, projection)
-        return len(batch)
 
     @staticmethod
     def _stored(entry: Entry, payload_text: str, clock: int) -> dict[str, Any]:

@@ -261,9 +261,9 @@ def test_projections_not_kept_past_the_bound_are_derived_again_by_a_replay(
         graph: GraphPort, monkeypatch: pytest.MonkeyPatch) -> None:
     # The projections a catch-up writes are kept in memory only up to a bound; past it the gap is the
     # replay's to derive again, and the graph ends the same.
-    import graph_service.journal.store as store
+    import graph_service.journal.kept_projections as kept_projections
 
-    monkeypatch.setattr(store, "MAX_KEPT_PROJECTIONS", 1)
+    monkeypatch.setattr(kept_projections, "MAX_KEPT_PROJECTIONS", 1)
     state = StoreState()
     journal = Journal(graph, [state]).open()
     real_run = graph.run
@@ -278,13 +278,13 @@ def test_projections_not_kept_past_the_bound_are_derived_again_by_a_replay(
     for o in range(3):
         raw = {"kind": "fact", "body": {"s": "lamp", "r": "is", "o": o}, "source": "outcome"}
         journal.write("ann", lambda raw=raw: planning.plan_add(state.knowledge, raw, by="ann"))
-    assert len(journal._unprojected) == 1 and journal.stored_head()["projected"] == 0
+    assert len(journal.unprojected) == 1 and journal.stored_head()["projected"] == 0
     replays: list[int] = []
     replay_all = journal._replay_all
     monkeypatch.setattr(journal, "_replay_all", lambda: (replays.append(journal.seq), replay_all())[1])
     failing["on"] = False
     journal.catch_up()
-    assert replays == [3] and journal.stored_head()["projected"] == 3 and journal._unprojected == {}
+    assert replays == [3] and journal.stored_head()["projected"] == 3 and len(journal.unprojected) == 0
     assert journal.verify().ok
 
 
