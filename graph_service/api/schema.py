@@ -22,13 +22,14 @@ from strawberry.utils.logging import StrawberryLogger
 
 from graph_service.api.access import FieldAccessRule
 from graph_service.api.belief_mutations import BeliefMutation
-from graph_service.api.belief_types import BeliefQuery
+from graph_service.api.belief_query import BeliefQuery
 from graph_service.api.errors import MaskUnexpectedErrors
 from graph_service.api.history_types import HistoryQuery
 from graph_service.api.impact_types import ImpactQuery
 from graph_service.api.input_limits import InputLimitsRule
 from graph_service.api.journal_types import JournalMutation, JournalQuery
-from graph_service.api.knowledge_types import KnowledgeMutation, KnowledgeQuery
+from graph_service.api.knowledge_mutations import KnowledgeMutation
+from graph_service.api.knowledge_query import KnowledgeQuery
 from graph_service.api.log_types import LogQuery
 from graph_service.api.no_nul import NulRule
 from graph_service.api.node_query import NodeQuery
