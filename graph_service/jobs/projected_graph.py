@@ -70,25 +70,51 @@ def _first_difference(what: str, found: list[Mapping[str, Any]], projected: Mapp
     return None
 
 
+class _Folded:
+    """A node's or an edge's writes folded in memory since the last flush: the first entry that wrote it, the last
+    one that changed it (None: none did, an edge only MERGEd it, which makes it if it is not there), and the
+    properties set."""
+
+    __slots__ = ("props", "since", "touched")
+
+    def __init__(self, since: int, touched: int | None) -> None:
+        self.since = since
+        self.touched = touched
+        self.props: dict[str, Any] = {}
+
+
+def _folded(table: dict[Any, _Folded], key: Any, seq: int) -> _Folded:
+    """The fold of `key` in `table`, written by the entry at `seq`."""
+    folded = table.get(key)
+    if folded is None:
+        folded = table[key] = _Folded(seq, seq)
+    else:
+        folded.touched = seq
+    return folded
+
+
 class ProjectedGraph:
     """The properties each upserted node and each merged edge has after the projections fed so far:
     later over earlier, a None removing one (what the projection statements mean, whichever backend
     runs them); an edge also keeps `since_seq`, the first entry that wrote it. Kept on disk (see the
-    module's docstring); `close` (or leaving a `with` block) deletes it."""
+    module's docstring); `close` (or leaving a `with` block) deletes it.
+
+    Each node and edge also keeps the first entry that made it (`since_seq`: the nodes a replay makes up to any
+    position can be counted, count_upto; the graph never deletes one) and the last that wrote it (`touched_seq`:
+    what the entries fed after a position changed can be compared again, node_batches / edge_batches)."""
 
     def __init__(self) -> None:
         # An empty name: a private temporary database on disk, deleted when the connection closes.
         self._db = sqlite3.connect("", check_same_thread=False)
         self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        # A node's `since_seq`: the first entry that made it (an upsert, or an edge MERGEd to it), so the nodes a
-        # replay makes up to any position can be counted (count_upto); the graph never deletes one.
-        self._db.execute("CREATE TABLE nodes (label TEXT, id TEXT, since_seq INTEGER, props TEXT, "
-                         "PRIMARY KEY (label, id)) WITHOUT ROWID")
+        self._db.execute("CREATE TABLE nodes (label TEXT, id TEXT, since_seq INTEGER, touched_seq INTEGER, "
+                         "props TEXT, PRIMARY KEY (label, id)) WITHOUT ROWID")
         self._db.execute("CREATE TABLE edges (rel TEXT, src_label TEXT, dst_label TEXT, src TEXT, dst TEXT, "
-                         "props TEXT, PRIMARY KEY (rel, src_label, dst_label, src, dst)) WITHOUT ROWID")
-        # Folded since the last flush: a node's or an edge's first writer and properties set.
-        self._nodes: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
-        self._edges: dict[tuple[Kind, str, str], tuple[int, dict[str, Any]]] = {}
+                         "since_seq INTEGER, touched_seq INTEGER, props TEXT, "
+                         "PRIMARY KEY (rel, src_label, dst_label, src, dst)) WITHOUT ROWID")
+        # Folded since the last flush: each node's and edge's first and last writers and properties set.
+        self._nodes: dict[tuple[str, str], _Folded] = {}
+        self._edges: dict[tuple[Kind, str, str], _Folded] = {}
         # The batch last handed out by node_batches / edge_batches, with its properties, for the comparison.
         self._batch_nodes: dict[tuple[str, str], dict[str, Any]] = {}
         self._batch_edges: dict[tuple[Kind, str, str], dict[str, Any]] = {}
@@ -107,15 +133,17 @@ class ProjectedGraph:
     def feed(self, seq: int, projection: Projection) -> None:
         """Add the projection of the entry at position `seq`."""
         for node in projection.nodes:
-            self._nodes.setdefault((node.label, node.id), (seq, {}))[1].update(node.props)
+            _folded(self._nodes, (node.label, node.id), seq).props.update(node.props)
         for edge in projection.edges:
             key = (edge.kind, edge.src, edge.dst)
             # The edge statement MERGEs both ends: a node no upsert names is made with its id alone, and compared.
-            self._nodes.setdefault((edge.src_label, edge.src), (seq, {}))
-            self._nodes.setdefault((edge.dst_label, edge.dst), (seq, {}))
+            # (It does not change one that is there: that is no write of it.)
+            for end in ((edge.src_label, edge.src), (edge.dst_label, edge.dst)):
+                if end not in self._nodes:
+                    self._nodes[end] = _Folded(seq, None)
             if edge.rel == "HAS_TOKEN" and not self._has_edge(key):  # counted on the word's node as it is made
                 self._count_token(edge.dst, TOKEN_COUNTS[edge.src_label], seq)
-            self._edges.setdefault(key, (seq, {}))[1].update(edge.props)
+            _folded(self._edges, key, seq).props.update(edge.props)
         if len(self._nodes) + len(self._edges) >= FLUSH_KEYS:
             self._flush()
 
@@ -130,7 +158,7 @@ class ProjectedGraph:
     def _count_token(self, token: str, counted: str, seq: int) -> None:
         """One more HAS_TOKEN edge into the Token node `token` from the label `counted` counts (the statement adds
         one as it makes each: projection.TOKEN_COUNTS), from 0 for each label."""
-        props = self._nodes.setdefault(("Token", token), (seq, {}))[1]
+        props = _folded(self._nodes, ("Token", token), seq).props
         if counted not in props:
             stored = self._db.execute("SELECT props FROM nodes WHERE label = 'Token' AND id = ?", (token,)).fetchone()
             props[counted] = (json.loads(stored[0]) if stored is not None else {}).get(counted, 0)
@@ -138,26 +166,29 @@ class ProjectedGraph:
 
     def _flush(self) -> None:
         """Merge what is folded in memory into the database, later properties over earlier."""
-        self._merge("nodes", ("label", "id"), ((key, (seq,), props, {}) for key, (seq, props) in self._nodes.items()))
+        self._merge("nodes", ("label", "id"), ((key, folded, {}) for key, folded in self._nodes.items()))
         self._merge("edges", ("rel", "src_label", "dst_label", "src", "dst"),
-                    (((*kind, src, dst), (), props, {"since_seq": seq})
-                     for (kind, src, dst), (seq, props) in self._edges.items()))
+                    (((*kind, src, dst), folded, {"since_seq": folded.since})
+                     for (kind, src, dst), folded in self._edges.items()))
         self._db.commit()
         self._nodes.clear()
         self._edges.clear()
 
     def _merge(self, table: str, columns: tuple[str, ...],
-               folded: Iterable[tuple[tuple[str, ...], tuple[int, ...], dict[str, Any], dict[str, Any]]]) -> None:
-        """Merge each (key, the columns a new row holds after it, properties set, the properties a new row holds
-        besides them) into `table` (our own names); a stored row keeps its columns."""
+               folded: Iterable[tuple[tuple[str, ...], _Folded, dict[str, Any]]]) -> None:
+        """Merge each (key, what was folded, the properties a new row holds besides those set) into `table` (our
+        own names): a stored row keeps its first writer and takes the last one folded, if any."""
         where = " AND ".join(f"{column} = ?" for column in columns)
         rows = []
-        for key, extra, props, new in folded:
-            stored = self._db.execute(f"SELECT * FROM {table} WHERE {where}", key).fetchone()
-            if stored is None:
-                rows.append((*key, *extra, json.dumps({**new, **props})))
+        for key, fold, new in folded:
+            stored = self._db.execute(f"SELECT since_seq, touched_seq, props FROM {table} WHERE {where}",
+                                      key).fetchone()
+            if stored is None:  # made by the entry that first wrote it
+                rows.append((*key, fold.since, fold.touched or fold.since, json.dumps({**new, **fold.props})))
             else:
-                rows.append((*stored[:-1], json.dumps({**json.loads(stored[-1]), **props})))
+                since, touched, props = stored
+                rows.append((*key, since, fold.touched if fold.touched is not None else touched,
+                             json.dumps({**json.loads(props), **fold.props})))
         if rows:
             self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
 
@@ -167,39 +198,49 @@ class ProjectedGraph:
         row = self._db.execute("SELECT count(*) FROM nodes WHERE label = ? AND since_seq <= ?", (label, seq)).fetchone()
         return int(row[0])
 
-    def node_batches(self, size: int = BATCH) -> Iterator[dict[str, list[str]]]:
-        """`projected_nodes_by_id` parameters naming every node fed, `size` at a time (every label present), in
-        (label, id) order. Each batch is read afresh after the last one handed out, so what is fed between two
-        batches (verify's replay catching up with writes that landed meanwhile) is kept in order."""
-        self._flush()
-        # From the last key handed out: a row-value bound the primary key seeks to (an `OR` with it would scan).
-        last: tuple[str, ...] = ("", "")
-        while chunk := self._db.execute("SELECT label, id, props FROM nodes WHERE (label, id) > (?, ?) "
-                                        "ORDER BY label, id LIMIT ?", (*last, size)).fetchall():
+    def node_batches(self, size: int | None = None, touched_after: int | None = None
+                     ) -> Iterator[dict[str, list[str]]]:
+        """`projected_nodes_by_id` parameters naming every node fed (or, with `touched_after`, those the entries
+        fed after that position wrote), `size` (BATCH) at a time (every label present), in (label, id) order.
+        Each batch is read afresh after the last one handed out, so what is fed between two batches (verify's
+        replay catching up with writes that landed meanwhile) is kept in order."""
+        for chunk in self._batches("nodes", ("label", "id"), size or BATCH, touched_after):
             params: dict[str, list[str]] = {ids_param(label): [] for label in NODE_LABELS}
             self._batch_nodes = {}
             for label, node_id, props in chunk:
                 params[ids_param(label)].append(node_id)
                 self._batch_nodes[(label, node_id)] = json.loads(props)
-            last = chunk[-1][0], chunk[-1][1]
             yield params
-            self._flush()
 
-    def edge_batches(self, size: int = BATCH) -> Iterator[dict[str, list[dict[str, str]]]]:
-        """`projected_edges_by_ends` parameters naming every edge fed, `size` at a time (every kind present), in
-        key order, each batch read afresh as `node_batches`'."""
-        self._flush()
-        last: tuple[str, ...] = ("",) * 5
-        query = ("SELECT rel, src_label, dst_label, src, dst, props FROM edges WHERE (rel, src_label, dst_label, src, "
-                 "dst) > (?, ?, ?, ?, ?) ORDER BY rel, src_label, dst_label, src, dst LIMIT ?")
-        while chunk := self._db.execute(query, (*last, size)).fetchall():
+    def edge_batches(self, size: int | None = None, touched_after: int | None = None
+                     ) -> Iterator[dict[str, list[dict[str, str]]]]:
+        """`projected_edges_by_ends` parameters naming every edge fed (or those written after `touched_after`),
+        `size` at a time (every kind present), in key order, each batch read afresh as `node_batches`'."""
+        for chunk in self._batches("edges", ("rel", "src_label", "dst_label", "src", "dst"), size or BATCH,
+                                   touched_after):
             params: dict[str, list[dict[str, str]]] = {ends_param(kind): [] for kind in EDGE_KINDS}
             self._batch_edges = {}
             for rel, src_label, dst_label, src, dst, props in chunk:
                 params[ends_param((rel, src_label, dst_label))].append({"src": src, "dst": dst})
                 self._batch_edges[((rel, src_label, dst_label), src, dst)] = json.loads(props)
-            last = tuple(chunk[-1][:5])
             yield params
+
+    def _batches(self, table: str, columns: tuple[str, ...], size: int,
+                 touched_after: int | None) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows (key columns, props) of `table` (our own names), `size` at a time in key order, each read after
+        the one before was handed out (what was fed meanwhile flushed first); with `touched_after`, only the rows
+        written after that position."""
+        keys = ", ".join(columns)
+        bound = f"({keys}) > ({', '.join('?' * len(columns))})"
+        touched = "" if touched_after is None else " AND touched_seq > ?"
+        # From the last key handed out: a row-value bound the primary key seeks to (an `OR` with it would scan).
+        query = f"SELECT {keys}, props FROM {table} WHERE {bound}{touched} ORDER BY {keys} LIMIT ?"
+        last: tuple[Any, ...] = ("",) * len(columns)
+        self._flush()
+        while chunk := self._db.execute(query, (*last, *(() if touched_after is None else (touched_after,)),
+                                                size)).fetchall():
+            last = tuple(chunk[-1][:len(columns)])
+            yield chunk
             self._flush()
 
     def refresh_batch(self) -> None:

@@ -140,7 +140,7 @@ def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, 
         # Every property of every node and edge a replay makes, compared; then the nodes no entry made, counted.
         # Together they say the graph's fingerprint is the replay's without reading every item at once (a 9 s
         # statement at 10^6 items that every write would wait behind); it is read only to report a difference.
-        difference = first_graph_difference(graph, projected, caught_up)
+        difference = first_graph_difference(graph, projected, caught_up, lambda: chain.head_seq)
         if difference is None:
             difference = nodes_no_entry_made(graph, projected, lambda: chain.head_seq, caught_up)
         expected = state.fingerprint()
@@ -187,23 +187,31 @@ def nodes_no_entry_made(graph: GraphPort, projected: ProjectedGraph, replayed_to
             "for nodes no entry made: verify again when fewer writes land")
 
 
-def first_graph_difference(graph: GraphPort, projected: ProjectedGraph,
-                           caught_up: Callable[[], bool] = lambda: False) -> str | None:
+def first_graph_difference(graph: GraphPort, projected: ProjectedGraph, caught_up: Callable[[], bool],
+                           replayed_to: Callable[[], int]) -> str | None:
     """The first node, then edge, whose stored properties are not the ones a replay projects
     (ProjectedGraph), read back a batch at a time; None when every one is. `caught_up()`, asked when a batch
     differs: True when the replay has just caught up with writes that landed meanwhile (the batch is then read
-    again, against it), False when what differs stands."""
-    for asked in projected.node_batches():
-        while (difference := projected.first_node_difference(asked, graph.run("projected_nodes_by_id", asked))):
-            if not caught_up():
-                return difference
-            projected.refresh_batch()
-    for ends in projected.edge_batches():
-        while (difference := projected.first_edge_difference(ends, graph.run("projected_edges_by_ends", ends))):
-            if not caught_up():
-                return difference
-            projected.refresh_batch()
-    return None
+    again, against it), False when what differs stands. `replayed_to()`: the replay's position; when it moved
+    during a pass (writes caught up with), the nodes and edges those entries wrote are compared again, a pass
+    after another, until one moves it no further, so that a node compared before a write changed it is compared
+    as that write left it."""
+    touched_after: int | None = None
+    while True:
+        began = replayed_to()
+        for asked in projected.node_batches(touched_after=touched_after):
+            while (difference := projected.first_node_difference(asked, graph.run("projected_nodes_by_id", asked))):
+                if not caught_up():
+                    return difference
+                projected.refresh_batch()
+        for ends in projected.edge_batches(touched_after=touched_after):
+            while (difference := projected.first_edge_difference(ends, graph.run("projected_edges_by_ends", ends))):
+                if not caught_up():
+                    return difference
+                projected.refresh_batch()
+        if replayed_to() == began:
+            return None
+        touched_after = began
 
 
 def verify_in_child(graph: GraphPort) -> FullReport:

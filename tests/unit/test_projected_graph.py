@@ -144,3 +144,26 @@ def test_a_node_an_edge_made_alone_holds_its_id_only() -> None:
         assert nodes.first_node_difference(asked, forged) == \
             "node Item b: property 'status' is 'active' in the graph, which a replay removes or never sets"
         assert nodes.first_node_difference(asked, bare[:1]) == "node Item b is missing from the graph"
+
+
+@pytest.mark.parametrize("flush_keys", [1, 5_000])
+def test_the_nodes_and_edges_written_after_a_position_are_batched_again(monkeypatch: pytest.MonkeyPatch,
+                                                                       flush_keys: int) -> None:
+    monkeypatch.setattr(projected_graph, "FLUSH_KEYS", flush_keys)
+    first, second, third = Projection(), Projection(), Projection()
+    first.node("Item", "a", summary="s")
+    first.node("Item", "b", summary="s")
+    second.node("Item", "b", summary="changed")
+    second.edge("DERIVED_FROM", "Item", "a", "Item", "c")  # a is only MERGEd (not written); c is made
+    third.edge("DERIVED_FROM", "Item", "a", "Item", "c", w=2)
+
+    def named(batches: list[dict[str, list[object]]]) -> list[object]:
+        return [x for b in batches for ids in b.values() for x in ids]
+
+    with fed(first, second, third) as graph:
+        assert named(list(graph.node_batches(touched_after=0))) == ["a", "b", "c"]
+        assert named(list(graph.node_batches(touched_after=1))) == ["b", "c"]
+        assert named(list(graph.node_batches(touched_after=2))) == []
+        assert named(list(graph.edge_batches(touched_after=2))) == [{"src": "a", "dst": "c"}]
+        assert named(list(graph.edge_batches(touched_after=3))) == []
+        assert [graph.count_upto("Item", seq) for seq in range(4)] == [0, 2, 3, 3]
