@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
@@ -265,10 +265,20 @@ def _checked_chain(service: Service, desc: str, roots_at: Iterable[int] = ()) ->
 
 
 def _verified(service: Service, roots_at: Iterable[int]) -> FullReport:
-    """service.verify with progress over the entries it checks, then a line for the graph comparison."""
-    with progress(desc="verify", total=service.stored_total()) as bar:
-        report = service.verify(roots_at=roots_at, on_entry=lambda _entry: bar.update())
-    return report
+    """service.verify with progress over the entries it checks, then over the nodes and edges it compares."""
+    with ExitStack() as bars:
+        entries = bars.enter_context(progress(desc="verify", total=service.stored_total()))
+        compared: list[tqdm] = []
+
+        def on_compared(done: int, total: int) -> None:
+            if not compared:
+                entries.close()  # every entry read: the comparison's own bar follows
+                compared.append(bars.enter_context(progress(desc="compare", total=total, unit="node")))
+            bar = compared[0]
+            bar.total = total  # grows when what writes changed meanwhile is compared again
+            bar.update(done - bar.n)
+
+        return service.verify(roots_at=roots_at, on_entry=lambda _entry: entries.update(), on_compared=on_compared)
 
 
 def _verify(settings: Settings, args: argparse.Namespace) -> int:

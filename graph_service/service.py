@@ -220,12 +220,13 @@ class Service:
         """The fingerprint of what the graph's nodes say (statuses and confidences as projected)."""
         return graph_fingerprint(self.graph)
 
-    def verify(self, roots_at: Iterable[int] = (), on_entry: Callable[[Entry], None] | None = None) -> FullReport:
+    def verify(self, roots_at: Iterable[int] = (), on_entry: Callable[[Entry], None] | None = None,
+               on_compared: Callable[[int, int], None] | None = None) -> FullReport:
         """`verify_store` in this process (the command line's verify), once the graph holds every entry
         (`bring_graph_up_to_date`): a service only connected verifies without replaying the journal into its own
-        state, as verify replays it beside its check."""
+        state, as verify replays it beside its check. `on_entry` and `on_compared`: progress (verify_store)."""
         self.bring_graph_up_to_date()
-        return verify_store(self.graph, self.journal, roots_at, on_entry)
+        return verify_store(self.graph, self.journal, roots_at, on_entry, on_compared=on_compared)
 
     def bring_graph_up_to_date(self) -> None:
         """Make the graph hold every stored entry's projection: a started service catches up; one only connected

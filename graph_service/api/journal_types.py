@@ -161,8 +161,9 @@ class LongWork:
                                             "position (report_as_of, beliefs_as_of, ...).")
     started_at: Long = strawberry.field(description="When it began, in epoch milliseconds.")
     done: Long = strawberry.field(description="How many journal entries it has read so far (0 for work that does "
-                                              "not count them).")
-    total: Long | None = strawberry.field(description="How many it reads in all; null until it says.")
+                                              "not count them); once verify's step says it compares the graph, "
+                                              "how many nodes and edges it has compared.")
+    total: Long | None = strawberry.field(description="How many it reads (or compares) in all; null until it says.")
     step: str | None = strawberry.field(description="What it is doing now, where it says (verify: comparing the "
                                                     "graph with the replay, once it has read the journal).")
 

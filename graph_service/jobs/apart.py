@@ -97,8 +97,9 @@ def verify_job(graph: GraphPort) -> dict[str, Any]:
         checked += 1
         progress(checked, total)
 
-    report = verify_store(graph, journal, on_entry=on_entry,
-                          on_compare=lambda: progress(checked, total, COMPARING))
+    # Once it compares, its progress counts the nodes and edges compared (the step says so).
+    report = verify_store(graph, journal, on_entry=on_entry, on_compare=lambda: progress(0, None, COMPARING),
+                          on_compared=lambda compared, of: progress(compared, of, COMPARING))
     return report.as_json()
 
 

@@ -7,7 +7,7 @@ verdict (JournalBroken from the first bad position, or writable again).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,16 +63,21 @@ def graph_fingerprint(graph: GraphPort) -> str:
     return combined_fingerprint(items, beliefs)
 
 
+Compared = Callable[[int, int], None]  # (nodes and edges compared so far, how many there are to compare)
+
+
 def verify_store(graph: GraphPort, journal: Journal, roots_at: Iterable[int] = (),
                  on_entry: Callable[[Entry], None] | None = None,
-                 on_compare: Callable[[], None] | None = None) -> FullReport:
+                 on_compare: Callable[[], None] | None = None,
+                 on_compared: Compared | None = None) -> FullReport:
     """The chain is whole (checked before anything is trusted), and the projection equals a pure replay of
     the stored journal; the journal is read once, the replay running beside the check. An entry the
     replay cannot apply is reported at its position, never raised. `on_entry` sees each sound entry
-    as it is checked (progress), and `on_compare` is called when the graph's comparison begins. `journal`
-    takes the verdict (see Journal.take_verdict)."""
+    as it is checked (progress), `on_compare` is called when the graph's comparison begins, and `on_compared`
+    after each batch it compares, with how many nodes and edges it has compared of how many (the total grows when
+    it compares again what writes changed meanwhile). `journal` takes the verdict (see Journal.take_verdict)."""
     with ProjectedGraph() as projected:
-        return _verify_into(graph, journal, projected, roots_at, on_entry, on_compare)
+        return _verify_into(graph, journal, projected, roots_at, on_entry, on_compare, on_compared)
 
 
 # How many times verify's comparison checks and replays the entries written while it compares, before it judges what
@@ -93,7 +98,8 @@ class _Stopped(Exception):
 
 
 def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, roots_at: Iterable[int],
-                 on_entry: Callable[[Entry], None] | None, on_compare: Callable[[], None] | None) -> FullReport:
+                 on_entry: Callable[[Entry], None] | None, on_compare: Callable[[], None] | None,
+                 on_compared: Compared | None) -> FullReport:
     state = StoreState()
     failed: list[tuple[int, str]] = []
     audit = JournalAudit(roots_at=roots_at)
@@ -140,7 +146,7 @@ def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, 
         # Every property of every node and edge a replay makes, compared; then the nodes no entry made, counted.
         # Together they say the graph's fingerprint is the replay's without reading every item at once (a 9 s
         # statement at 10^6 items that every write would wait behind); it is read only to report a difference.
-        difference = first_graph_difference(graph, projected, caught_up, lambda: chain.head_seq)
+        difference = first_graph_difference(graph, projected, caught_up, lambda: chain.head_seq, on_compared)
         if difference is None:
             difference = nodes_no_entry_made(graph, projected, lambda: chain.head_seq, caught_up)
         expected = state.fingerprint()
@@ -188,15 +194,23 @@ def nodes_no_entry_made(graph: GraphPort, projected: ProjectedGraph, replayed_to
 
 
 def first_graph_difference(graph: GraphPort, projected: ProjectedGraph, caught_up: Callable[[], bool],
-                           replayed_to: Callable[[], int]) -> str | None:
+                           replayed_to: Callable[[], int], on_compared: Compared | None = None) -> str | None:
     """The first node, then edge, whose stored properties are not the ones a replay projects
     (ProjectedGraph), read back a batch at a time; None when every one is. `caught_up()`, asked when a batch
     differs: True when the replay has just caught up with writes that landed meanwhile (the batch is then read
     again, against it), False when what differs stands. `replayed_to()`: the replay's position; when it moved
     during a pass (writes caught up with), the nodes and edges those entries wrote are compared again, a pass
     after another, until one moves it no further, so that a node compared before a write changed it is compared
-    as that write left it."""
+    as that write left it. `on_compared` as verify_store's."""
     touched_after: int | None = None
+    compared, total = 0, projected.size()
+
+    def done(batch: Mapping[str, list[Any]]) -> None:
+        nonlocal compared
+        compared += sum(len(named) for named in batch.values())
+        if on_compared is not None:
+            on_compared(compared, max(total, compared))
+
     while True:
         began = replayed_to()
         for asked in projected.node_batches(touched_after=touched_after):
@@ -204,14 +218,17 @@ def first_graph_difference(graph: GraphPort, projected: ProjectedGraph, caught_u
                 if not caught_up():
                     return difference
                 projected.refresh_batch()
+            done(asked)
         for ends in projected.edge_batches(touched_after=touched_after):
             while (difference := projected.first_edge_difference(ends, graph.run("projected_edges_by_ends", ends))):
                 if not caught_up():
                     return difference
                 projected.refresh_batch()
+            done(ends)
         if replayed_to() == began:
             return None
         touched_after = began
+        total = compared + projected.size_touched_after(began)
 
 
 def verify_in_child(graph: GraphPort) -> FullReport:

@@ -165,6 +165,11 @@ def test_long_commands_show_progress_lines_when_stderr_is_not_a_terminal(backend
             assert lines[0].startswith(f"{bar}:   0%") and "0/2" in lines[0]  # shown from the start
             # The rate, in the unit tqdm picks for it: entry/s, or s/entry below one a second (a loaded machine).
             assert "2/2" in lines[-1] and re.search(r"\d ?(entry/s|s/entry)\]", lines[-1]), lines[-1]
+        if args == ["verify"]:  # then the graph's comparison, over the nodes and edges the two entries made
+            lines = [line for line in done.stderr.splitlines() if re.match(r"compare: +\d+%", line)]
+            total = re.search(r" (\d+)/(\d+) ", lines[-1])
+            assert lines[-1].startswith("compare: 100%") and total and total[1] == total[2] and int(total[1]) > 2
+            assert re.search(r"\d ?(node/s|s/node)\]", lines[-1]), lines[-1]
     other = Backend("falkordb", tmp_path / "other")
     loaded = run(other, "load", str(exported))
     assert loaded.returncode == 0, loaded.stderr

@@ -181,12 +181,18 @@ def test_work_apart_is_on_the_board_with_the_progress_the_child_reports(backend:
     monkeypatch.setattr(apart, "RUNNING", Watched())
     service = Service.open(backend.whole_state_settings())
     try:
-        for i in range(30):
-            service.journal.write("ann", lambda i=i: plan_note(f"note {i}"))
+        for plan in itertools.islice(mix(service, 30, 5), 30):  # entries that make nodes and edges to compare
+            service.journal.write(LOADER, plan)
         assert service.verify_apart().ok
-        # Every entry read, then the graph compared; never the same line twice.
-        assert seen[-2:] == [("verify", 30, 30, None), ("verify", 30, 30, apart.COMPARING)]
-        assert [done for _, done, _, _ in seen] == sorted(done for _, done, _, _ in seen)
+        # Every entry read, then the graph compared, counting its nodes and edges; never the same line twice.
+        reading = [line for line in seen if line[3] is None]
+        comparing = [line for line in seen if line[3] == apart.COMPARING]
+        assert seen == reading + comparing and reading[-1] == ("verify", 30, 30, None)
+        assert comparing[0] == ("verify", 0, None, apart.COMPARING)
+        compared = comparing[-1][1]
+        assert compared > 30 and comparing[-1] == ("verify", compared, compared, apart.COMPARING)
+        for lines in (reading, comparing):
+            assert [done for _, done, _, _ in lines] == sorted(done for _, done, _, _ in lines)
         assert len(set(seen)) == len(seen)
         seen.clear()
         apart.run_apart(service.graph, "rebuild", upto=20, skip=[])
