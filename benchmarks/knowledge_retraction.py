@@ -617,6 +617,16 @@ def statement_medians(small: list[Sample], big: list[Sample]) -> list[tuple[str,
     return sorted(rows, key=lambda row: (-row[2], row[0]))
 
 
+def statement_differences(small: list[Sample], big: list[Sample]) -> list[tuple[str, float, float]]:
+    """Each named statement's mean seconds per retraction in the two groups (0 where none ran), the largest excess
+    at the big store first. Means, unlike medians, add up to the queries' time: the difference of a size class's
+    totals is in these rows, however it is spread over statements that each take little."""
+    names = {name for s in (*small, *big) for name in s.statements}
+    rows = [(name, statistics.fmean([s.statements.get(name, 0.0) for s in small]),
+             statistics.fmean([s.statements.get(name, 0.0) for s in big])) for name in names]
+    return sorted(rows, key=lambda row: (row[1] - row[2], row[0]))
+
+
 def report(small: StoreRun, big: StoreRun | None, state: str = "graph") -> str:
     served = ("as `make serve` serves it: every domain held in the graph, each write reading what it touches"
               if state == "graph" else "with every domain's state in memory")
@@ -639,6 +649,17 @@ def report(small: StoreRun, big: StoreRun | None, state: str = "graph") -> str:
                 lines.append(f"  {label:>7}: " + ", ".join(
                     f"{name} {_ms(small_p50)} / {_ms(big_p50)}"
                     for name, small_p50, big_p50 in statement_medians(a[label], b[label])[:4]))
+        lines.append("statements' mean ms per retraction, small / big, by component size (the four that grew most; "
+                     "with the mean time in queries and the statements run, small / big):")
+        for label in a:
+            if a[label] and b[label]:
+                mean_queries = [statistics.fmean(s.query_seconds for s in group) for group in (a[label], b[label])]
+                ran = [statistics.fmean(len(s.statements) for s in group) for group in (a[label], b[label])]
+                lines.append(f"  {label:>7}: " + ", ".join(
+                    f"{name} {_ms(small_mean)} / {_ms(big_mean)}"
+                    for name, small_mean, big_mean in statement_differences(a[label], b[label])[:4])
+                    + f"; queries {_ms(mean_queries[0])} / {_ms(mean_queries[1])}, "
+                      f"{ran[0]:.1f} / {ran[1]:.1f} kinds of statement")
         judged = [v for v in compare(small, big) if v.verdict != "too few samples"]
         overall = "PASS" if judged and all(v.verdict == "PASS" for v in judged) else "FAIL"
         passed = sum(v.verdict == "PASS" for v in judged)

@@ -37,9 +37,14 @@ def test_benchmark_small_run_is_exact_and_reports_every_field() -> None:
     for field in ("exact: 20/20", "exact: 10/10", "p50", "p95", "by component size", "verify", "ratio",
                   "graph statements, ms per retraction", "item_reads_upto", "append_entry",
                   "overall:", "statements' p50 ms per retraction, small / big",
+                  "statements' mean ms per retraction, small / big", "kinds of statement",
                   *(label for _, _, label in bench.BUCKETS)):
         assert field in text, field
     assert len(bench.compare(small, big)) == len(bench.BUCKETS)
+    # The means add up to the time in queries: the difference of two size classes' totals is in their rows.
+    for group in (small.samples, big.samples):
+        total = sum(mean for _, _, mean in bench.statement_differences(small.samples, group))
+        assert abs(total - sum(s.query_seconds for s in group) / len(group)) < 1e-6
 
 
 def test_buckets_and_percentiles() -> None:
