@@ -146,9 +146,25 @@ def _verify_into(graph: GraphPort, journal: Journal, projected: ProjectedGraph, 
         # Every property of every node and edge a replay makes, compared; then the nodes no entry made, counted.
         # Together they say the graph's fingerprint is the replay's without reading every item at once (a 9 s
         # statement at 10^6 items that every write would wait behind); it is read only to report a difference.
-        difference = first_graph_difference(graph, projected, caught_up, lambda: chain.head_seq, on_compared)
-        if difference is None:
-            difference = nodes_no_entry_made(graph, projected, lambda: chain.head_seq, caught_up)
+        touched_after: int | None = None
+        passes_before = last = 0  # nodes and edges compared by the calls before, so progress only goes on
+
+        def compared(done: int, total: int) -> None:
+            nonlocal last
+            last = done
+            if on_compared is not None:
+                on_compared(passes_before + done, passes_before + total)
+
+        while True:
+            difference = first_graph_difference(graph, projected, caught_up, lambda: chain.head_seq, compared,
+                                                touched_after)
+            passes_before, last = passes_before + last, 0
+            counted_at = chain.head_seq
+            if difference is None:
+                difference = nodes_no_entry_made(graph, projected, lambda: chain.head_seq, caught_up)
+            if difference is not None or chain.head_seq == counted_at:
+                break
+            touched_after = counted_at  # the count caught up with writes: what they wrote is compared too
         expected = state.fingerprint()
         actual = None if difference is None else _fingerprint_if_readable(graph)
         return FullReport(chain, difference is None, expected, actual, difference)
@@ -194,16 +210,18 @@ def nodes_no_entry_made(graph: GraphPort, projected: ProjectedGraph, replayed_to
 
 
 def first_graph_difference(graph: GraphPort, projected: ProjectedGraph, caught_up: Callable[[], bool],
-                           replayed_to: Callable[[], int], on_compared: Compared | None = None) -> str | None:
+                           replayed_to: Callable[[], int], on_compared: Compared | None = None,
+                           touched_after: int | None = None) -> str | None:
     """The first node, then edge, whose stored properties are not the ones a replay projects
     (ProjectedGraph), read back a batch at a time; None when every one is. `caught_up()`, asked when a batch
     differs: True when the replay has just caught up with writes that landed meanwhile (the batch is then read
     again, against it), False when what differs stands. `replayed_to()`: the replay's position; when it moved
     during a pass (writes caught up with), the nodes and edges those entries wrote are compared again, a pass
     after another, until one moves it no further, so that a node compared before a write changed it is compared
-    as that write left it. `on_compared` as verify_store's."""
-    touched_after: int | None = None
-    compared, total = 0, projected.size()
+    as that write left it. `on_compared` as verify_store's. `touched_after`: compare only what the entries after
+    that position wrote (None: every node and edge)."""
+    compared = 0
+    total = projected.size() if touched_after is None else projected.size_touched_after(touched_after)
 
     def done(batch: Mapping[str, list[Any]]) -> None:
         nonlocal compared

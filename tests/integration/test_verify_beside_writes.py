@@ -248,3 +248,29 @@ def test_a_node_a_write_changed_after_it_was_compared_is_compared_again(
     assert not report.ok and report.chain.ok
     assert report.projection_difference == (f"node Item {forged['id']}: property 'source' is 'forged' in the "
                                             f"graph, {forged['source']!r} in a replay")
+
+
+def test_a_write_landing_while_the_nodes_are_counted_is_compared_too(backend: Backend, service: Service) -> None:
+    """The count of Item and Belief nodes comes after the comparison; a write landing during it is caught up with,
+    and what it wrote is compared as well (here it is forged as it lands)."""
+    item = live_items(backend, service)[0]
+    graph = service.graph
+    forged: dict[str, object] = {}
+
+    class WritingDuringTheCount:
+        def __getattr__(self, name: str) -> object:
+            return getattr(graph, name)
+
+        def run(self, name: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+            rows = graph.run(name, params)
+            if name == "item_node_count" and not forged:
+                retract(service, item)
+                forged["source"] = backend.raw(graph, "MATCH (i:Item {id: $id}) RETURN i.source", {"id": item})[0][0]
+                backend.raw(graph, "MATCH (i:Item {id: $id}) SET i.source = 'forged'", {"id": item})
+            return rows
+
+    head = service.journal.seq
+    report = verify_store(WritingDuringTheCount(), Journal(graph, []))  # type: ignore[arg-type]
+    assert forged and report.chain.ok and report.chain.head_seq == head + 1  # the retraction, caught up with
+    assert report.projection_difference == (f"node Item {item}: property 'source' is 'forged' in the graph, "
+                                            f"{forged['source']!r} in a replay")
