@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from graph_service.api import belief_types, knowledge_types, question_types
+from graph_service.api import belief_query, knowledge_query, question_types
 from graph_service.api.app import create_app
 from graph_service.api.knowledge_as_of import knowledge_from_history, questions_from_history
 from graph_service.api.pages import encode_cursor
@@ -98,7 +98,7 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         jobs.append(job)
         return apart.run_apart(graph, job, **args)
 
-    for module in (knowledge_types, question_types, belief_types):
+    for module in (knowledge_query, question_types, belief_query):
         monkeypatch.setattr(module, "run_apart", recording)
     yield jobs
 
