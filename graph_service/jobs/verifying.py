@@ -192,6 +192,10 @@ def nodes_no_entry_made(graph: GraphPort, projected: ProjectedGraph, replayed_to
     for _ in range(COUNT_READS):
         counted = read_settled(graph, lambda: {label: graph.run(name)[0]["nodes"] for label, name in COUNTED})
         seq = counted.seq
+        if counted.stuck and counted.head is not None:
+            # Its projection stayed behind for settled.QUIET_SECONDS: waiting again would wait as long again.
+            return (f"the graph's projection stayed at position {counted.head.get('projected')!r} of {seq!r} while "
+                    "verify counted its nodes: verify again once the service has caught up")
         if not counted.settled or seq is None:
             continue
         while replayed_to() < seq:

@@ -35,6 +35,7 @@ class Settled(Generic[T]):
     head: dict[str, Any] | None
     value: T
     settled: bool  # no write landed during the read, and the head was projected to its position
+    stuck: bool = False  # the head stayed the same with its projected marker behind for QUIET_SECONDS
 
     @property
     def seq(self) -> int | None:
@@ -75,7 +76,7 @@ def read_settled(graph: GraphPort, read: Callable[[], T]) -> Settled[T]:
         elif first != still:
             still, still_since = first, now
         elif now - still_since >= QUIET_SECONDS:
-            return Settled(again, value, False)
+            return Settled(again, value, False, stuck=True)
         if now > deadline:
             return Settled(again, value, False)
         if first == again:

@@ -274,3 +274,33 @@ def test_a_write_landing_while_the_nodes_are_counted_is_compared_too(backend: Ba
     assert forged and report.chain.ok and report.chain.head_seq == head + 1  # the retraction, caught up with
     assert report.projection_difference == (f"node Item {item}: property 'source' is 'forged' in the graph, "
                                             f"{forged['source']!r} in a replay")
+
+
+def test_a_projection_stuck_while_the_nodes_are_counted_is_reported_once(
+        backend: Backend, service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marker falls behind after the journal was checked and stays there (a writer that died between its append
+    and its projection): the count says so after one wait, not after a wait for each of its COUNT_READS tries."""
+    from graph_service.jobs import verifying
+    from graph_service.journal import settled
+
+    monkeypatch.setattr(settled, "QUIET_SECONDS", 0.5)
+    head = service.journal.seq
+    graph = service.graph
+
+    class StuckDuringTheCount:
+        def __getattr__(self, name: str) -> object:
+            return getattr(graph, name)
+
+        def run(self, name: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+            if name == "item_node_count":
+                backend.raw(graph, "MATCH (h:Head) SET h.projected = $p", {"p": head - 1})
+            return graph.run(name, params)
+
+    started = time.monotonic()
+    try:
+        report = verify_store(StuckDuringTheCount(), Journal(graph, []))  # type: ignore[arg-type]
+    finally:
+        backend.raw(graph, "MATCH (h:Head) SET h.projected = $p", {"p": head})
+    assert report.projection_difference == (f"the graph's projection stayed at position {head - 1} of {head} while "
+                                            "verify counted its nodes: verify again once the service has caught up")
+    assert time.monotonic() - started < verifying.COUNT_READS * settled.QUIET_SECONDS / 2
