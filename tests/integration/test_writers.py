@@ -68,7 +68,11 @@ def assert_round_kept(graph: GraphPort, acknowledged: dict[str, int], round_no: 
         stored = {e.payload["text"]: e.seq for e in journal.entries_after(0)}
         missing = {t: s for t, s in acknowledged.items() if stored.get(t) != s}
         assert not missing, f"round {round_no}: acknowledged writes lost or moved: {missing}"
-        assert journal.stored_head()["projected"] == journal.seq
+        # Every stored entry projected. Compared with the head as stored, not with the position `open` read: on
+        # Neo4j a write whose statement reached the server before its writer was killed can commit after that read
+        # (CI of 34e334e: projected 377, opened at 376), and a note's append moves both in one statement.
+        head = journal.stored_head()
+        assert head["projected"] == head["seq"] >= journal.seq
     finally:
         graph.close()
 
