@@ -192,13 +192,8 @@ class ProjectedGraph:
         if rows:
             self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
 
-    def size(self) -> int:
-        """How many nodes and edges were fed (every one a comparison asks for)."""
-        self._flush()
-        return sum(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("nodes", "edges"))
-
     def size_touched_after(self, seq: int) -> int:
-        """How many nodes and edges the entries fed after position `seq` wrote."""
+        """How many nodes and edges the entries fed after position `seq` wrote (after 0: every one fed)."""
         self._flush()
         return sum(self._db.execute(f"SELECT count(*) FROM {table} WHERE touched_seq > ?", (seq,)).fetchone()[0]
                    for table in ("nodes", "edges"))

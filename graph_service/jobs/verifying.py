@@ -225,7 +225,7 @@ def first_graph_difference(graph: GraphPort, projected: ProjectedGraph, caught_u
     as that write left it. `on_compared` as verify_store's. `touched_after`: compare only what the entries after
     that position wrote (None: every node and edge)."""
     compared = 0
-    total = projected.size() if touched_after is None else projected.size_touched_after(touched_after)
+    total = projected.size_touched_after(touched_after or 0)  # every entry's position is at least 1
 
     def done(batch: Mapping[str, list[Any]]) -> None:
         nonlocal compared
@@ -235,18 +235,16 @@ def first_graph_difference(graph: GraphPort, projected: ProjectedGraph, caught_u
 
     while True:
         began = replayed_to()
-        for asked in projected.node_batches(touched_after=touched_after):
-            while (difference := projected.first_node_difference(asked, graph.run("projected_nodes_by_id", asked))):
-                if not caught_up():
-                    return difference
-                projected.refresh_batch()
-            done(asked)
-        for ends in projected.edge_batches(touched_after=touched_after):
-            while (difference := projected.first_edge_difference(ends, graph.run("projected_edges_by_ends", ends))):
-                if not caught_up():
-                    return difference
-                projected.refresh_batch()
-            done(ends)
+        nodes_then_edges: tuple[tuple[Callable[..., Any], Callable[..., str | None], str], ...] = (
+            (projected.node_batches, projected.first_node_difference, "projected_nodes_by_id"),
+            (projected.edge_batches, projected.first_edge_difference, "projected_edges_by_ends"))
+        for batches, first_difference, query in nodes_then_edges:
+            for batch in batches(touched_after=touched_after):
+                while (difference := first_difference(batch, graph.run(query, batch))):
+                    if not caught_up():
+                        return difference
+                    projected.refresh_batch()
+                done(batch)
         if replayed_to() == began:
             return None
         touched_after = began
